@@ -1,0 +1,3 @@
+"""disputatio: structured debates between real coding-agent CLIs."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from disputatio.cli import main
+
+main()

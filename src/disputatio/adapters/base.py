@@ -1,0 +1,175 @@
+"""The adapter contract: how one agent CLI is invoked and how its output is read.
+
+Adapters know nothing of debates. ``build`` turns a request into an ``Invocation`` and ``parse``
+turns a finished process (``Capture``) into a ``TurnResult``; both are pure, so captured real
+output can test them without starting a process. The process itself belongs to ``transport``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+# Failure kinds, named once. A TurnResult with ok=False carries exactly one of them.
+NOT_INSTALLED = "not_installed"
+NOT_RUNNABLE = "not_runnable"
+AUTH = "auth"
+TIMEOUT = "timeout"
+BUDGET = "budget"
+RATE_LIMIT = "rate_limit"
+API_ERROR = "api_error"
+EMPTY = "empty"
+UNPARSEABLE = "unparseable"
+KILLED = "killed"
+INTERRUPTED = "interrupted"
+FAILURE_KINDS = (
+    NOT_INSTALLED, NOT_RUNNABLE, AUTH, TIMEOUT, BUDGET, RATE_LIMIT,
+    API_ERROR, EMPTY, UNPARSEABLE, KILLED, INTERRUPTED,
+)
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """What one turn asks of a CLI, in CLI-neutral terms."""
+
+    prompt: str
+    bin: str
+    model: str | None = None
+    effort: str | None = None
+    max_budget_usd: float | None = None
+    timeout_s: float | None = None
+    extra_args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    # adapter-specific settings from the participant's config (e.g. the ``command`` adapter's
+    # ``argv`` template, ``output`` format and ``answer_path``)
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A process to start: argv, environment additions and the bytes for stdin.
+
+    ``stdin`` None means /dev/null. ``files`` are written (relative to the turn's scratch dir)
+    before the process starts; ``{scratch}`` in argv or env values is replaced by that dir.
+    """
+
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    stdin: bytes | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A finished process, as the transport recorded it. Output lives in files, never in memory."""
+
+    stdout_path: Path
+    stderr_path: Path
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    interrupted: bool = False
+    duration_s: float = 0.0
+    spawn_error: str | None = None  # the OS error when the binary could not be started
+
+    def read_stdout(self, limit: int = 8 * 1024 * 1024) -> str:
+        return _read_text(self.stdout_path, limit)
+
+    def read_stderr(self, limit: int = 1024 * 1024) -> str:
+        return _read_text(self.stderr_path, limit)
+
+    def stdout_json_lines(self) -> Iterator[dict]:
+        """Each stdout line that is a JSON object; other lines (banners, logs) are skipped."""
+        yield from _json_lines(self.stdout_path)
+
+    def stderr_json_lines(self) -> Iterator[dict]:
+        yield from _json_lines(self.stderr_path)
+
+
+@dataclass
+class TurnResult:
+    """What a turn produced: an answer, or one failure kind with a one-line message."""
+
+    ok: bool
+    text: str = ""
+    failure: str | None = None
+    message: str = ""
+    cost_usd: float | None = None
+    # input, output, cached, reasoning; a key is absent when the CLI did not report it
+    tokens: dict[str, int] = field(default_factory=dict)
+    # commands (shell commands run), tool_calls (all tool calls); absent when not observable
+    evidence: dict[str, int] = field(default_factory=dict)
+    session_id: str | None = None
+
+    @classmethod
+    def failed(cls, kind: str, message: str, **extra) -> TurnResult:
+        assert kind in FAILURE_KINDS, kind
+        return cls(ok=False, failure=kind, message=one_line(message), **extra)
+
+
+class Adapter(Protocol):
+    """One agent CLI. Implementations are modules-level singletons in ``adapters/<name>.py``."""
+
+    name: str          # config key, e.g. "claude"
+    vendor: str        # e.g. "Anthropic"; used to warn when debaters share a vendor
+    default_bin: str   # executable looked up on PATH when the config gives no ``bin``
+    tested_version: str | None  # the version the parser was proven against
+    version_args: tuple[str, ...]  # argv after the binary that prints its version, e.g. ("--version",)
+
+    def build(self, request: TurnRequest) -> Invocation: ...
+
+    def parse(self, capture: Capture) -> TurnResult: ...
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse whitespace so a message fits one line of a report."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def process_failure(capture: Capture) -> TurnResult | None:
+    """The failures every adapter classifies the same way, before looking at the output."""
+    if capture.spawn_error is not None:
+        kind = NOT_INSTALLED if "No such file" in capture.spawn_error else NOT_RUNNABLE
+        return TurnResult.failed(kind, capture.spawn_error)
+    if capture.interrupted:
+        return TurnResult.failed(INTERRUPTED, "the debate was interrupted during this turn")
+    if capture.timed_out:
+        return TurnResult.failed(TIMEOUT, f"no answer within {capture.duration_s:.0f} s")
+    return None
+
+
+def signal_failure(capture: Capture) -> TurnResult | None:
+    """A process ended by a signal we did not send: killed from outside (OOM, a user)."""
+    if capture.signal is not None:
+        return TurnResult.failed(KILLED, f"the CLI was killed by signal {capture.signal}")
+    return None
+
+
+def _read_text(path: Path, limit: int) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(limit).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def _json_lines(path: Path) -> Iterator[dict]:
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        for raw in fh:
+            raw = raw.strip()
+            if not raw.startswith(b"{"):
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                yield obj

@@ -1,0 +1,143 @@
+"""Owns every agent process: start it in its own session, feed stdin from a file, stream its
+output to files, and make sure nothing it started outlives the turn.
+
+Output goes straight to files in the debate's ``raw/`` (never through a pipe we must drain), so a
+200 MB answer costs no memory and a grandchild holding stdout open cannot wedge the turn.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from disputatio.adapters.base import Capture, Invocation
+
+TERM_GRACE_S = 2.0
+
+_live: dict[int, subprocess.Popen] = {}
+_live_lock = threading.Lock()
+_interrupted = threading.Event()
+
+
+def run(
+    invocation: Invocation,
+    cwd: Path,
+    timeout_s: float | None,
+    raw_dir: Path,
+    stem: str,
+) -> Capture:
+    """Run one invocation to completion, timeout or interruption; never raises for the child."""
+    raw_dir.mkdir(parents=True, exist_ok=True)
+    stdout_path = raw_dir / f"{stem}.stdout"
+    stderr_path = raw_dir / f"{stem}.stderr"
+    scratch = raw_dir / f"{stem}.files"
+    argv, env_add = _place_files(invocation, scratch)
+    env = {**os.environ, **env_add, "PWD": str(cwd), "OLDPWD": str(cwd)}
+
+    stdin_path = None
+    if invocation.stdin is not None:
+        stdin_path = raw_dir / f"{stem}.stdin"
+        stdin_path.write_bytes(invocation.stdin)
+
+    if _interrupted.is_set():
+        return Capture(stdout_path, stderr_path, interrupted=True)
+    start = time.monotonic()
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {exc.strerror}")
+        finally:
+            if stdin is not subprocess.DEVNULL:
+                stdin.close()
+        with _live_lock:
+            _live[proc.pid] = proc
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _end_group(proc)
+        finally:
+            _reap_group(proc.pid)
+            with _live_lock:
+                _live.pop(proc.pid, None)
+    duration = time.monotonic() - start
+    code = proc.returncode
+    interrupted = _interrupted.is_set() and not timed_out
+    return Capture(
+        stdout_path,
+        stderr_path,
+        exit_code=code if code is not None and code >= 0 else None,
+        signal=-code if code is not None and code < 0 and not (timed_out or interrupted) else None,
+        timed_out=timed_out,
+        interrupted=interrupted,
+        duration_s=duration,
+    )
+
+
+def interrupt_all() -> None:
+    """End every running agent process tree (Ctrl-C, SIGTERM); later turns do not start."""
+    _interrupted.set()
+    with _live_lock:
+        procs = list(_live.values())
+    threads = [threading.Thread(target=_end_group, args=(p,)) for p in procs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def reset_interrupt() -> None:
+    """For a new debate in the same process (tests)."""
+    _interrupted.clear()
+
+
+def live_pids() -> list[int]:
+    with _live_lock:
+        return list(_live)
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the whole process group, then SIGKILL it after a grace period."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=TERM_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    _signal_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _reap_group(pgid: int) -> None:
+    """Whatever the agent left running in its group (a daemon, a test server) goes with it."""
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _place_files(invocation: Invocation, scratch: Path) -> tuple[list[str], dict[str, str]]:
+    if not invocation.files:
+        return list(invocation.argv), dict(invocation.env)
+    scratch.mkdir(parents=True, exist_ok=True)
+    for rel, data in invocation.files.items():
+        target = scratch / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    s = str(scratch)
+    argv = [a.replace("{scratch}", s) for a in invocation.argv]
+    env = {k: v.replace("{scratch}", s) for k, v in invocation.env.items()}
+    return argv, env
