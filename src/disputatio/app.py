@@ -1,0 +1,328 @@
+"""Use cases behind the CLI: run, continue, finalize, resume, verify. Each returns an Outcome;
+the CLI only maps it to stdout and an exit code."""
+
+from __future__ import annotations
+
+import os
+import signal
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from disputatio import __version__, ledger, protocols, render
+from disputatio.adapters import transport
+from disputatio.config import DebateConfig, Participant
+from disputatio.engine import Engine, Seat
+from disputatio.progress import PlainProgress, warn
+from disputatio.protocols.base import DebateState, Done, parse_status
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEBATES = ".debate"
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: one line, exit 2."""
+
+
+@dataclass
+class Outcome:
+    code: int
+    path: Path | None = None
+    status: str = ""
+    message: str = ""
+
+
+@dataclass
+class RunOptions:
+    rounds: int | None = None
+    repo: str | None = None
+    timeout_minutes: float | None = None
+    budget_usd: float | None = None
+    include_uncommitted: bool | None = None
+    quiet: bool = False
+
+
+def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
+        protocol: str = "disputatio") -> Outcome:
+    """Start a new debate in ``<base>/.debate/debate-<UTC ts>/`` and carry it as far as it goes."""
+    if not quaestio.strip():
+        raise UsageError("the quaestio is empty: give a question, or --file PATH")
+    cfg = _apply(cfg, options)
+    base = base or Path.cwd()
+    snapshot = _snapshot(cfg)
+    debate_dir = _new_debate_dir(base)
+    led = ledger.Ledger(debate_dir / "events.jsonl")
+    synth = cfg.synthesizer or cfg.judge
+    lineup = {p.display: p for p in cfg.participants}
+    led.append("debate_started", {
+        "quaestio": quaestio, "protocol": protocol, "version": __version__,
+        "rounds": cfg.rounds, "timeout_s": cfg.timeout_minutes * 60,
+        "budget_usd": options.budget_usd, "repo": str(Path(cfg.repo).resolve()) if cfg.repo
+        else None, "include_uncommitted": cfg.include_uncommitted,
+        "snapshot": getattr(snapshot, "commit", None),
+        "participants": list(lineup), "judge": _judge_name(cfg.judge),
+        "synthesizer": _synth_name(cfg, synth),
+        "lineup": {n: _public(p) for n, p in lineup.items()},
+        "seats": {"judge": _public(cfg.judge), "synthesizer": _public(synth)},
+    })
+    return _drive(debate_dir, led, options.quiet, snapshot)
+
+
+def continue_(answers: str, debate: Path | None, quiet: bool = False,
+              base: Path | None = None) -> Outcome:
+    """Give the judge the human's answers; re-rule and, if resolved, draft the report."""
+    if not answers.strip():
+        raise UsageError("--continue needs the answers to the judge's questions")
+    debate_dir, led = _open(debate, base)
+    state = DebateState.from_events(led.events)
+    status = _latest_status(state)
+    if status is None:
+        raise UsageError(f"{debate_dir}: the judge has not ruled yet; use --resume")
+    if status == "RESOLVED":
+        raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
+                         "re-draft the report")
+    led.append("answers_given", {"answers": answers})
+    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer")
+
+
+def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None) -> Outcome:
+    """Re-draft final-report.md from a resolved debate."""
+    debate_dir, led = _open(debate, base)
+    state = DebateState.from_events(led.events)
+    status = _latest_status(state)
+    if status != "RESOLVED":
+        what = "has not ruled yet" if status is None else f"ruled {status}"
+        raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
+                         "--continue \"...\" first" if status else
+                         f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
+    led.append("finalize_requested", {})
+    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer")
+
+
+def resume(debate: Path | None, quiet: bool = False, base: Path | None = None) -> Outcome:
+    """Finish a debate that crashed or was interrupted: only turns with no completion re-run."""
+    debate_dir, led = _open(debate, base)
+    led.append("resumed", {"version": __version__})
+    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led))
+
+
+def verify(debate: Path | None, base: Path | None = None) -> Outcome:
+    debate_dir = _find(debate, base)
+    try:
+        ok, message = ledger.verify(debate_dir / "events.jsonl")
+    except OSError as exc:
+        raise UsageError(f"{debate_dir}: cannot read the ledger: {exc.strerror}") from None
+    return Outcome(EXIT_OK if ok else EXIT_FAILED, None, "verified" if ok else "broken", message)
+
+
+# --- the loop ---------------------------------------------------------------------------
+
+def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
+           repo_roles: str = "all") -> Outcome:
+    from disputatio.workspace import Workspaces
+
+    state = DebateState.from_events(led.events)
+    started = state.started
+    seats = _seats(started)
+    protocol = protocols.get(started.get("protocol", "disputatio"))
+    no_repo = {state.judge} if state.judge != state.synthesizer else set()
+    names = list(state.participants) + [state.synthesizer] if repo_roles == "all" \
+        else [state.synthesizer]
+    if state.judge not in names:
+        names.append(state.judge)
+        no_repo.add(state.judge)
+    progress = PlainProgress(quiet=quiet)
+    progress.header(str(debate_dir), ", ".join(state.participants) + f" · judge {state.judge}")
+    transport.reset_interrupt()
+    workspaces = Workspaces(snapshot, names, no_repo=no_repo)
+    engine = Engine(led, debate_dir, seats, workspaces, started["timeout_s"], progress)
+    done: Done | None = None
+    interrupted = False
+    try:
+        with _interruptible() as flag:
+            while True:
+                state = DebateState.from_events(led.events)
+                step = protocol.next_step(state)
+                if isinstance(step, Done):
+                    done = step
+                    break
+                engine.run(step)
+                if flag.is_set():
+                    interrupted = True
+                    break
+    finally:
+        workspaces.close()
+    if interrupted:
+        led.append("interrupted", {"reason": "signal"})
+        _write(debate_dir, led.events, "interrupted", "run `disputatio --resume` to finish")
+        return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
+                       f"interrupted; finish it with: disputatio --resume --debate {debate_dir}")
+    led.append("debate_ended", {"status": done.status, "reason": done.reason})
+    primary = _write(debate_dir, led.events, done.status, done.reason)
+    code = EXIT_FAILED if done.status in ("aborted", "failed") else EXIT_OK
+    return Outcome(code, primary, done.status, done.reason)
+
+
+def _write(debate_dir: Path, events, status: str, reason: str) -> Path:
+    arts = render.render_all(events, status, reason)
+    for name, content in arts.files.items():
+        tmp = debate_dir / f".{name}.tmp"
+        tmp.write_text(content, encoding="utf-8")
+        os.replace(tmp, debate_dir / name)
+    return debate_dir / arts.primary
+
+
+class _Flag:
+    def __init__(self):
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+
+@contextmanager
+def _interruptible():
+    """SIGINT/SIGTERM end every agent process tree; the loop then stops after the step."""
+    flag = _Flag()
+
+    def handler(signum, frame):
+        flag.set()
+        transport.interrupt_all()
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
+    updates = {}
+    if o.rounds is not None:
+        updates["rounds"] = o.rounds
+    if o.repo is not None:
+        updates["repo"] = o.repo
+    if o.timeout_minutes is not None:
+        updates["timeout_minutes"] = o.timeout_minutes
+    if o.include_uncommitted is not None:
+        updates["include_uncommitted"] = o.include_uncommitted
+    return cfg.model_copy(update=updates)
+
+
+def _snapshot(cfg: DebateConfig):
+    from disputatio.workspace import open_snapshot, sweep_leftovers
+
+    sweep_leftovers()
+    if not cfg.repo:
+        return None
+    snap = open_snapshot(Path(cfg.repo).expanduser(), cfg.include_uncommitted)
+    for w in snap.warnings:
+        warn(w)
+    return snap
+
+
+def _snapshot_from_ledger(led: ledger.Ledger):
+    started = DebateState.from_events(led.events).started
+    if not started.get("repo"):
+        from disputatio.workspace import sweep_leftovers
+
+        sweep_leftovers()
+        return None
+    cfg = DebateConfig.model_validate({
+        "participants": [{"adapter": "simulated", "name": "a"}, {"adapter": "simulated",
+                                                                  "name": "b"}],
+        "judge": {"adapter": "simulated"}, "repo": started["repo"],
+        "include_uncommitted": started.get("include_uncommitted", False)})
+    snap = _snapshot(cfg)
+    if started.get("snapshot") and getattr(snap, "commit", None) != started["snapshot"]:
+        warn(f"the repository has moved since the debate started ({started['snapshot'][:10]}); "
+             "agents now see the current state")
+    return snap
+
+
+def _seats(started: dict) -> dict[str, Seat]:
+    budget = started.get("budget_usd")
+    seats = {n: Seat(Participant.model_validate(p)) for n, p in started["lineup"].items()}
+    seats[started["judge"]] = Seat(Participant.model_validate(started["seats"]["judge"]), budget)
+    synth = started["synthesizer"]
+    if synth not in seats:
+        seats[synth] = Seat(Participant.model_validate(started["seats"]["synthesizer"]), budget)
+    return seats
+
+
+def _judge_name(judge: Participant) -> str:
+    return judge.name or "judge"
+
+
+def _synth_name(cfg: DebateConfig, synth: Participant) -> str:
+    if cfg.synthesizer is None:
+        return _judge_name(cfg.judge)
+    return synth.name or "synthesizer"
+
+
+def _public(p: Participant) -> dict:
+    """A participant as recorded in the ledger; env values may hold secrets, so only keys."""
+    data = p.model_dump(exclude_none=True)
+    data["env"] = {k: v if not _secretish(k) else "<redacted>" for k, v in p.env.items()}
+    return data
+
+
+def _secretish(key: str) -> bool:
+    k = key.upper()
+    return any(s in k for s in ("KEY", "TOKEN", "SECRET", "PASSWORD"))
+
+
+def _latest_status(state: DebateState) -> str | None:
+    ids = state.respondeo_ids()
+    if not ids:
+        return None
+    t = state.turns[ids[-1]]
+    return parse_status(t.text) if t.ok else None
+
+
+def _new_debate_dir(base: Path) -> Path:
+    root = base / DEBATES
+    root.mkdir(parents=True, exist_ok=True)
+    ignore = root / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1, 1000):
+        path = root / (f"debate-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+    raise UsageError(f"{root}: cannot create a debate folder")
+
+
+def _find(debate: Path | None, base: Path | None) -> Path:
+    if debate is not None:
+        if not (debate / "events.jsonl").is_file():
+            raise UsageError(f"{debate}: not a debate folder (no events.jsonl)")
+        return debate
+    root = (base or Path.cwd()) / DEBATES
+    found = sorted(p for p in root.glob("debate-*") if (p / "events.jsonl").is_file()) \
+        if root.is_dir() else []
+    if not found:
+        raise UsageError(f"no debate found under {root}; pass --debate DIR")
+    return max(found, key=lambda p: p.name)
+
+
+def _open(debate: Path | None, base: Path | None) -> tuple[Path, ledger.Ledger]:
+    debate_dir = _find(debate, base)
+    try:
+        led = ledger.Ledger(debate_dir / "events.jsonl")
+    except ledger.LedgerError as exc:
+        raise UsageError(str(exc)) from None
+    if not led.events or led.events[0].type != "debate_started":
+        raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
+    return debate_dir, led

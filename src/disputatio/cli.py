@@ -1,0 +1,146 @@
+"""The command line: options in, one path on stdout, a documented exit code out.
+
+Exit codes: 0 done (also NEEDS_INPUT), 1 debate failed or aborted (or --verify found a broken
+ledger, or --doctor an unhealthy CLI), 2 usage or config error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from disputatio import __version__
+
+cli = typer.Typer(add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"disputatio {__version__}")
+        raise typer.Exit(0)
+
+
+@cli.command(help="Run a structured debate between coding-agent CLIs and print the path of "
+                  "the deliverable (final-report.md, else respondeo.md, else debate.md).")
+def main_command(
+    quaestio: Annotated[str | None, typer.Argument(
+        help="The question to debate, e.g. \"Review the changes in this branch\".",
+        show_default=False)] = None,
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="Read the quaestio from this file.", show_default=False)] = None,
+    config_path: Annotated[Path | None, typer.Option(
+        "--config", help="Lineup YAML (default: the user config, else claude + codex).",
+        show_default=False)] = None,
+    repo: Annotated[str | None, typer.Option(
+        "--repo", help="Give every agent its own checkout of this git repository.",
+        show_default=False)] = None,
+    include_uncommitted: Annotated[bool, typer.Option(
+        "--include-uncommitted", help="Snapshot HEAD plus the working tree's changes.")] = False,
+    rounds: Annotated[int | None, typer.Option(
+        "--rounds", min=0, help="Reaction rounds after the proposals (0 allowed).",
+        show_default=False)] = None,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", min=0.01, help="Per-turn timeout in minutes (fractions allowed).",
+        show_default=False)] = None,
+    budget: Annotated[float | None, typer.Option(
+        "--budget", min=0.0, help="Spend cap in USD for the judge and the synthesizer "
+        "(where the CLI supports one).", show_default=False)] = None,
+    demo: Annotated[bool, typer.Option(
+        "--demo", help="Run with the built-in simulated lineup: no accounts, no model.")] = False,
+    continue_answers: Annotated[str | None, typer.Option(
+        "--continue", help="Answer the judge's questions and let it rule again.",
+        show_default=False)] = None,
+    finalize: Annotated[bool, typer.Option(
+        "--finalize", help="Re-draft final-report.md from a resolved debate.")] = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Finish a debate that crashed or was interrupted.")] = False,
+    verify: Annotated[bool, typer.Option(
+        "--verify", help="Re-hash the ledger and name the first broken event.")] = False,
+    debate: Annotated[Path | None, typer.Option(
+        "--debate", help="The debate folder for --continue/--finalize/--resume/--verify "
+        "(default: the newest under ./.debate).", show_default=False)] = None,
+    doctor: Annotated[bool, typer.Option(
+        "--doctor", help="Check every CLI in the lineup with a short canary turn.")] = False,
+    init: Annotated[bool, typer.Option(
+        "--init", help="Find the installed CLIs and write a working user config.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="With --init: overwrite the config without a backup.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress on stderr; warnings and errors only.")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    from disputatio import app, config
+    from disputatio.workspace import WorkspaceError
+
+    try:
+        actions = [n for n, on in (("--continue", continue_answers is not None),
+                                   ("--finalize", finalize), ("--resume", resume),
+                                   ("--verify", verify), ("--doctor", doctor),
+                                   ("--init", init)) if on]
+        if len(actions) > 1:
+            raise app.UsageError(f"choose one of {', '.join(actions)}")
+        if actions and (quaestio or file):
+            raise app.UsageError(f"{actions[0]} takes no quaestio")
+        if verify:
+            outcome = app.verify(debate)
+        elif continue_answers is not None:
+            outcome = app.continue_(continue_answers, debate, quiet)
+        elif finalize:
+            outcome = app.finalize(debate, quiet)
+        elif resume:
+            outcome = app.resume(debate, quiet)
+        elif doctor or init:
+            from disputatio import doctor as doc
+
+            cfg, _ = config.load(config_path, demo=demo)
+            outcome = doc.doctor(cfg, timeout) if doctor else doc.init(force, timeout)
+        else:
+            text = _quaestio(quaestio, file, demo)
+            cfg, _ = config.load(config_path, demo=demo)
+            outcome = app.run(text, cfg, app.RunOptions(
+                rounds=rounds, repo=repo, timeout_minutes=timeout, budget_usd=budget,
+                include_uncommitted=include_uncommitted or None, quiet=quiet))
+    except (app.UsageError, config.ConfigError, WorkspaceError) as exc:
+        _fail(str(exc), 2)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    if outcome.message:
+        stream = sys.stderr
+        print(outcome.message if outcome.code in (0, 130) or outcome.status == "verified"
+              else f"error: {outcome.message}", file=stream)
+    if outcome.path is not None:
+        print(outcome.path)
+    raise typer.Exit(outcome.code)
+
+
+def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:
+    from disputatio.app import UsageError
+
+    if file is not None:
+        if quaestio:
+            raise UsageError("give the quaestio either as an argument or with --file, not both")
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{file}: cannot read the quaestio: {exc}") from None
+    if quaestio:
+        return quaestio
+    if demo:
+        return "Should we rewrite the backend in Rust?"
+    raise UsageError("no quaestio: give a question, --file PATH, or try --demo")
+
+
+def _fail(message: str, code: int) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    """Console entry point; click's own usage errors also exit 2."""
+    cli(prog_name="disputatio")

@@ -1,0 +1,171 @@
+"""Runs a protocol Step: each turn in its own thread, in its participant's workspace, through
+its adapter and the shared transport; every finished turn is appended to the ledger at once."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from disputatio import adapters, prompts
+from disputatio.adapters import transport
+from disputatio.adapters.base import INTERRUPTED, TurnRequest
+from disputatio.config import Participant
+from disputatio.ledger import Ledger
+from disputatio.protocols.base import Step, TurnSpec
+
+
+@dataclass
+class Seat:
+    """A role in the debate and the spend cap it runs under."""
+
+    participant: Participant
+    budget_usd: float | None = None
+
+
+class Engine:
+    def __init__(self, ledger: Ledger, debate_dir: Path, seats: dict[str, Seat],
+                 workspaces, timeout_s: float, progress=None):
+        self.ledger = ledger
+        self.raw_dir = debate_dir / "raw"
+        self.seats = seats
+        self.workspaces = workspaces
+        self.timeout_s = timeout_s
+        self.progress = progress
+        self._versions = _VersionCache(self.raw_dir / "versions", timeout_s=15)
+
+    def run(self, step: Step) -> None:
+        """Run every turn of the step in parallel; returns when all have finished."""
+        if self.progress:
+            self.progress.phase(step.phase, [t.role for t in step.turns])
+        with ThreadPoolExecutor(max_workers=max(1, len(step.turns))) as pool:
+            for fut in [pool.submit(self._turn, t) for t in step.turns]:
+                fut.result()
+
+    def _turn(self, spec: TurnSpec) -> None:
+        seat = self.seats[spec.role]
+        p = seat.participant
+        adapter = adapters.get(p.adapter)
+        binary = _resolve_bin(p.bin or adapter.default_bin)
+        version = self._versions.start(binary, adapter)
+        prompt = prompts.render(spec.template, spec.variables)
+        stem = _stem(spec.turn_id)
+        self.raw_dir.mkdir(parents=True, exist_ok=True)
+        (self.raw_dir / f"{stem}.prompt.md").write_text(prompt, encoding="utf-8")
+        budget = p.max_budget_usd if seat.budget_usd is None else seat.budget_usd
+        request = TurnRequest(prompt=prompt, bin=binary, model=p.model, effort=p.effort,
+                              max_budget_usd=budget, timeout_s=self.timeout_s,
+                              extra_args=tuple(p.extra_args), env=dict(p.env),
+                              options=p.options())
+        invocation = adapter.build(request)
+        prompt_bytes = prompt.encode()
+        base = {"turn_id": spec.turn_id, "role": spec.role, "seat": spec.seat,
+                "phase": spec.phase, "round": spec.round, "adapter": p.adapter,
+                "model": p.model}
+        self.ledger.append("turn_started", {
+            **base, "prompt_bytes": len(prompt_bytes),
+            "prompt_sha256": hashlib.sha256(prompt_bytes).hexdigest(),
+            "argv": _redact(invocation.argv, prompt),
+        })
+        if self.progress:
+            self.progress.turn_started(spec)
+        cwd = self.workspaces.path_for(spec.role)
+        capture = transport.run(invocation, cwd, self.timeout_s, self.raw_dir, stem)
+        result = adapter.parse(capture)
+        data = {
+            **base, "ok": result.ok, "text": result.text, "failure": result.failure,
+            "message": result.message, "cost_usd": result.cost_usd, "tokens": result.tokens,
+            "evidence": result.evidence, "session_id": result.session_id,
+            "exit_code": capture.exit_code, "signal": capture.signal,
+            "duration_s": round(capture.duration_s, 3),
+            "cli_version": version.get(), "raw": [capture.stdout_path.name,
+                                                  capture.stderr_path.name],
+        }
+        if result.failure == INTERRUPTED:
+            self.ledger.append("turn_interrupted", data)
+        else:
+            self.ledger.append("turn_completed", data)
+        if self.progress:
+            self.progress.turn_finished(spec, result, capture.duration_s)
+
+
+def _resolve_bin(name: str) -> str:
+    """An absolute path when the binary is on PATH; the name itself otherwise (the transport
+    then reports ``not_installed`` in the CLI's own words)."""
+    if "/" in name:
+        return str(Path(name).expanduser())
+    return shutil.which(name) or name
+
+
+def _stem(turn_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "--", turn_id)
+
+
+def _redact(argv: tuple[str, ...], prompt: str) -> list[str]:
+    """argv as recorded in the ledger: no prompt text, no values of secret-looking flags."""
+    out = []
+    for a in argv:
+        if prompt and a == prompt:
+            out.append("<prompt>")
+        elif re.search(r"(?i)(api[_-]?key|token|secret|password)=", a):
+            out.append(re.sub(r"=.*", "=<redacted>", a))
+        else:
+            out.append(a)
+    return out
+
+
+class _Version:
+    def __init__(self):
+        self._done = threading.Event()
+        self._value: str | None = None
+
+    def set(self, value: str | None) -> None:
+        self._value = value
+        self._done.set()
+
+    def get(self) -> str | None:
+        """The version if the probe has finished; never waits, so probing costs no turn time."""
+        return self._value if self._done.is_set() else None
+
+
+class _VersionCache:
+    """``<bin> --version`` once per binary per debate, in the background."""
+
+    def __init__(self, raw_dir: Path, timeout_s: float):
+        self.raw_dir = raw_dir
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._cache: dict[str, _Version] = {}
+
+    def start(self, binary: str, adapter) -> _Version:
+        with self._lock:
+            if binary in self._cache:
+                return self._cache[binary]
+            v = self._cache[binary] = _Version()
+        if not adapter.version_args:
+            v.set(adapter.tested_version)
+            return v
+        threading.Thread(target=self._probe, args=(binary, adapter, v), daemon=True).start()
+        return v
+
+    def _probe(self, binary: str, adapter, v: _Version) -> None:
+        v.set(probe_version(binary, adapter, self.raw_dir, min(self.timeout_s, 15)))
+
+
+def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float) -> str | None:
+    """The first version-looking token ``<bin> <version_args>`` prints, or None."""
+    from disputatio.adapters.base import Invocation
+
+    stem = _stem(f"{adapter.name}-{Path(binary).name}-version")
+    cap = transport.run(Invocation(argv=(binary, *adapter.version_args)), Path.cwd(),
+                        timeout_s, raw_dir, stem)
+    if cap.spawn_error or cap.timed_out or cap.exit_code:
+        return None
+    m = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+.\w]*)?", cap.read_stdout(4096) + cap.read_stderr(4096))
+    return m.group(0) if m else None
+
+

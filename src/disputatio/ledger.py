@@ -1,0 +1,131 @@
+"""``events.jsonl``: the debate's single source of truth.
+
+Append-only, one JSON event per line, flushed and fsynced as it happens, hash-chained so any
+edit is detectable. Every other file in the debate folder is a view rendered from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+GENESIS = "0" * 64
+
+
+class LedgerError(Exception):
+    """The ledger cannot be read: it names the file and line."""
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    ts: str
+    type: str
+    data: dict[str, Any]
+    prev: str
+    hash: str
+
+
+def canonical(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def event_hash(seq: int, ts: str, type_: str, data: dict, prev: str) -> str:
+    body = {"seq": seq, "ts": ts, "type": type_, "data": data, "prev": prev}
+    return hashlib.sha256(canonical(body)).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Ledger:
+    """An open ledger. ``append`` is thread-safe: turns finish in parallel."""
+
+    def __init__(self, path: Path, clock=_now):
+        self.path = path
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.events: list[Event] = load(path) if path.exists() else []
+        if path.exists():
+            _truncate_torn_tail(path)
+
+    @property
+    def last_hash(self) -> str:
+        return self.events[-1].hash if self.events else GENESIS
+
+    def append(self, type_: str, data: dict[str, Any]) -> Event:
+        with self._lock:
+            seq = len(self.events) + 1
+            ts = self._clock()
+            prev = self.last_hash
+            ev = Event(seq, ts, type_, data, prev, event_hash(seq, ts, type_, data, prev))
+            line = canonical({"seq": seq, "ts": ts, "type": type_, "data": data, "prev": prev,
+                              "hash": ev.hash}) + b"\n"
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.events.append(ev)
+            return ev
+
+
+def load(path: Path) -> list[Event]:
+    """Every complete event; a torn final line (a crash mid-write) is dropped, not an error."""
+    events: list[Event] = []
+    with open(path, "rb") as fh:
+        lines = fh.read().split(b"\n")
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            events.append(Event(obj["seq"], obj["ts"], obj["type"], obj["data"], obj["prev"],
+                                obj["hash"]))
+        except (ValueError, KeyError, TypeError):
+            if n == len(lines) or (n == len(lines) - 1 and not lines[-1]):
+                break  # torn tail from a crash mid-append
+            raise LedgerError(f"{path}:{n}: not a ledger event") from None
+    return events
+
+
+def verify(path: Path) -> tuple[bool, str]:
+    """Re-hash every event: ``(True, 'ok N events')`` or ``(False, 'seq K: what is wrong')``."""
+    prev = GENESIS
+    count = 0
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+                seq, ts, type_, data, p, h = (obj["seq"], obj["ts"], obj["type"], obj["data"],
+                                              obj["prev"], obj["hash"])
+            except (ValueError, KeyError, TypeError):
+                return False, f"seq {count + 1} (line {n}): not a valid event"
+            if seq != count + 1:
+                return False, (f"seq {count + 1} (line {n}): found seq {seq}, "
+                               "events missing or reordered")
+            if p != prev:
+                return False, f"seq {seq}: prev does not match the hash of seq {seq - 1}"
+            if event_hash(seq, ts, type_, data, p) != h:
+                return False, f"seq {seq}: content does not match its hash"
+            prev = h
+            count += 1
+    return True, f"ok {count} events"
+
+
+def _truncate_torn_tail(path: Path) -> None:
+    """Drop a partial last line so the next append starts on a fresh line."""
+    with open(path, "rb+") as fh:
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)

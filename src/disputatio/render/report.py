@@ -1,0 +1,117 @@
+"""The debate folder's files, rendered from ledger events: debate.md, respondeo*.md,
+final-report.md and debate.json. Pure: returns names and contents; the caller writes them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from disputatio.protocols.base import DebateState, parse_status
+from disputatio.render import summary
+
+PHASE_TITLES = {"proposal": "Proposal", "reaction": "Reaction", "respondeo": "Respondeo",
+                "redactio": "Redactio"}
+
+
+@dataclass
+class Artifacts:
+    files: dict[str, str]     # file name -> content
+    primary: str              # the file name stdout should print
+
+
+def render_all(events, status: str, reason: str = "") -> Artifacts:
+    state = DebateState.from_events(events)
+    views = summary.in_debate_order(summary.turns(events), state.participants)
+    files = {"debate.md": debate_md(state, views, status, reason, events)}
+    primary = "debate.md"
+    for i, rid in enumerate(state.respondeo_ids(), start=1):
+        t = state.turns[rid]
+        name = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
+        files[name] = t.text if t.ok else f"# Respondeo\n\nThe judge gave no ruling: " \
+                                          f"{t.failure}: {t.message}\n"
+        primary = name
+    drafts = [t for t in state.order if state.turns[t].phase == "redactio" and state.turns[t].ok]
+    if drafts:
+        files["final-report.md"] = state.turns[drafts[-1]].text
+        primary = "final-report.md"
+    files["debate.json"] = json.dumps(debate_json(state, views, status, reason, events),
+                                      indent=2, ensure_ascii=False) + "\n"
+    return Artifacts(files, primary)
+
+
+def debate_md(state: DebateState, views, status: str, reason: str, events) -> str:
+    t = summary.totals(views)
+    lines = [f"# Debate: {_title(state.quaestio)}", ""]
+    degraded = summary.degradations(views)
+    if degraded:
+        lines += ["> **Degraded debate.** " + " · ".join(degraded), ""]
+    lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
+              f"- **Participants:** {', '.join(state.participants)}",
+              f"- **Judge:** {state.judge}" + (f" · **Synthesizer:** {state.synthesizer}"
+                                               if state.synthesizer != state.judge else ""),
+              f"- **Rounds:** {state.rounds}", "", "## Quaestio", "", state.quaestio.strip(), ""]
+    answers = iter(state.answers)
+    for v in views:
+        if v.phase == "respondeo" and v.round > 1:
+            lines += ["## The human's answers", "", next(answers, "").strip(), ""]
+        title = PHASE_TITLES.get(v.phase, v.phase)
+        if v.phase == "reaction":
+            title += f", round {v.round}"
+        elif v.phase == "respondeo" and v.round > 1:
+            title += f" {v.round}"
+        meta = [v.adapter]
+        if v.duration_s is not None:
+            meta.append(summary.fmt_duration(v.duration_s))
+        meta.append("cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}")
+        lines += [f"## {title} — {v.role}", "", f"_{' · '.join(meta)}_", ""]
+        if v.ok:
+            lines += [v.text.strip(), ""]
+        elif v.ok is False:
+            lines += [f"**Failed ({v.failure}):** {v.message}", ""]
+        else:
+            lines += ["**Did not finish** (the debate was interrupted during this turn).", ""]
+    lines += ["## Totals", "",
+              f"{len(state.participants)} participants · {t.turns} turns "
+              f"({t.failed} failed) · agent time {summary.fmt_duration(t.agent_s)} · "
+              f"{summary.fmt_cost(t)} · {summary.fmt_tokens(t.tokens)}", ""]
+    return "\n".join(lines)
+
+
+def debate_json(state: DebateState, views, status: str, reason: str, events) -> dict:
+    t = summary.totals(views)
+    started = summary.started(events)
+    verdict = None
+    ids = state.respondeo_ids()
+    if ids and state.turns[ids[-1]].ok:
+        verdict = parse_status(state.turns[ids[-1]].text)
+    return {
+        "status": status,
+        "reason": reason or None,
+        "verdict": verdict,
+        "quaestio": state.quaestio,
+        "rounds": state.rounds,
+        "participants": [{"name": n, **started.get("lineup", {}).get(n, {})}
+                         for n in state.participants],
+        "judge": state.judge,
+        "synthesizer": state.synthesizer,
+        "answers": state.answers,
+        "degraded": summary.degradations(views),
+        "turns": [{
+            "turn_id": v.turn_id, "role": v.role, "seat": v.seat, "phase": v.phase,
+            "round": v.round, "adapter": v.adapter, "ok": v.ok, "failure": v.failure,
+            "message": v.message or None, "duration_s": v.duration_s, "cost_usd": v.cost_usd,
+            "tokens": v.tokens or None, "evidence": v.evidence or None,
+            "cli_version": v.cli_version,
+        } for v in views],
+        "totals": {
+            "turns": t.turns, "failed": t.failed, "agent_s": round(t.agent_s, 3),
+            "cost_usd": t.cost_usd, "cost_complete": t.cost_complete,
+            "tokens": t.tokens or None,
+            "turns_with_commands": t.commands_turns, "turns_observed": t.observed_turns,
+        },
+    }
+
+
+def _title(quaestio: str) -> str:
+    first = quaestio.strip().splitlines()[0] if quaestio.strip() else "(empty)"
+    return first if len(first) <= 80 else first[:79] + "…"

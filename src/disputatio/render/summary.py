@@ -1,0 +1,130 @@
+"""Facts derived from the ledger that several views share: turns, totals, degradation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TurnView:
+    turn_id: str
+    role: str
+    seat: str
+    phase: str
+    round: int
+    adapter: str
+    ok: bool | None          # None: started but never finished (crash or interruption)
+    text: str = ""
+    failure: str | None = None
+    message: str = ""
+    duration_s: float | None = None
+    cost_usd: float | None = None
+    tokens: dict[str, int] = field(default_factory=dict)
+    evidence: dict[str, int] = field(default_factory=dict)
+    cli_version: str | None = None
+
+
+@dataclass
+class Totals:
+    turns: int = 0
+    failed: int = 0
+    agent_s: float = 0.0
+    cost_usd: float | None = None      # None: no turn reported a cost
+    cost_complete: bool = True         # False: some turn's cost is unknown
+    tokens: dict[str, int] = field(default_factory=dict)
+    commands_turns: int = 0            # turns that ran at least one command
+    observed_turns: int = 0            # turns whose CLI reports commands at all
+
+
+def turns(events) -> list[TurnView]:
+    """Every turn in the order it started; the latest attempt wins for a re-run turn."""
+    views: dict[str, TurnView] = {}
+    for ev in events:
+        d = ev.data
+        if ev.type == "turn_started":
+            views.pop(d["turn_id"], None)
+            views[d["turn_id"]] = TurnView(d["turn_id"], d["role"], d["seat"], d["phase"],
+                                           d["round"], d["adapter"], None)
+        elif ev.type in ("turn_completed", "turn_interrupted"):
+            v = views.get(d["turn_id"]) or TurnView(d["turn_id"], d["role"], d["seat"],
+                                                    d["phase"], d["round"], d["adapter"], None)
+            v.ok = d["ok"] if ev.type == "turn_completed" else None
+            v.text, v.failure, v.message = d.get("text", ""), d.get("failure"), d.get("message", "")
+            v.duration_s, v.cost_usd = d.get("duration_s"), d.get("cost_usd")
+            v.tokens, v.evidence = d.get("tokens") or {}, d.get("evidence") or {}
+            v.cli_version = d.get("cli_version")
+            views[d["turn_id"]] = v
+    return list(views.values())
+
+
+_PHASE_RANK = {"proposal": 0, "reaction": 1, "respondeo": 2, "redactio": 2}
+
+
+def in_debate_order(views: list[TurnView], participants: list[str]) -> list[TurnView]:
+    """Turns as a reader expects them: by phase and round, participants in lineup order,
+    a ruling before the report drafted from it (parallel turns finish in any order)."""
+    def key(v: TurnView):
+        who = participants.index(v.role) if v.role in participants else len(participants)
+        return (_PHASE_RANK.get(v.phase, 3), v.round, v.phase == "redactio", who, v.turn_id)
+    return sorted(views, key=key)
+
+
+def totals(views: list[TurnView]) -> Totals:
+    t = Totals()
+    for v in views:
+        if v.ok is None:
+            continue
+        t.turns += 1
+        t.failed += 0 if v.ok else 1
+        t.agent_s += v.duration_s or 0.0
+        if v.cost_usd is None:
+            t.cost_complete = False
+        else:
+            t.cost_usd = (t.cost_usd or 0.0) + v.cost_usd
+        for k, n in v.tokens.items():
+            t.tokens[k] = t.tokens.get(k, 0) + int(n)
+        if "commands" in v.evidence:
+            t.observed_turns += 1
+            t.commands_turns += 1 if v.evidence["commands"] > 0 else 0
+    return t
+
+
+def degradations(views: list[TurnView]) -> list[str]:
+    """One honest line per failed turn: who, where, what."""
+    out = []
+    for v in views:
+        if v.ok is False:
+            where = v.phase if v.phase != "reaction" else f"round {v.round}"
+            timed = v.failure == "timeout" and v.duration_s
+            after = f" after {v.duration_s:.0f} s" if timed else ""
+            what = {"timeout": "timed out"}.get(v.failure or "", f"failed ({v.failure})")
+            out.append(f"{v.role} {what} in {where}{after}: {v.message}")
+        elif v.ok is None:
+            out.append(f"{v.role} did not finish its {v.phase} turn (interrupted)")
+    return out
+
+
+def fmt_cost(t: Totals) -> str:
+    if t.cost_usd is None:
+        return "cost unknown"
+    return f"${t.cost_usd:.2f}" + ("" if t.cost_complete else " (+ unknown)")
+
+
+def fmt_tokens(tokens: dict[str, int]) -> str:
+    if not tokens:
+        return "tokens unknown"
+    n = tokens.get("input", 0) + tokens.get("output", 0)
+    return f"{n / 1000:.0f}k tokens" if n >= 1000 else f"{n} tokens"
+
+
+def fmt_duration(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{seconds:.1f}s"
+
+
+def started(events) -> dict[str, Any]:
+    for ev in events:
+        if ev.type == "debate_started":
+            return ev.data
+    return {}

@@ -1,0 +1,110 @@
+"""A simulated participant: a real subprocess that reads its prompt on stdin and answers with
+deterministic, clearly labelled text shaped like a real agent's answer. No model is called.
+
+It powers ``--demo`` and the tests. Behaviour knobs come from the environment, so a config's
+``env:`` can script it: ``DISPUTATIO_SIM_LATENCY`` (seconds to wait before answering),
+``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``),
+``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_OUTPUT_MB`` (write that much
+filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+
+LABEL = "_(simulated participant — no model was called)_"
+
+
+def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
+    phase_match = re.search(r"\(phase: (\w+)", prompt)
+    phase = phase_match.group(1) if phase_match else "proposal"
+    question = _section(prompt, "The question") or "the question"
+    digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
+    if phase == "respondeo":
+        return _ruling(prompt, question, env)
+    if phase == "redactio":
+        return (f"# Final report\n\n{LABEL}\n\nThe debate on *{_short(question)}* is settled as "
+                "the judge ruled: proceed incrementally, behind measurable checks.\n\n"
+                "## Decision\n\nAdopt the incremental plan the judge endorsed.\n\n"
+                "## Actions\n\n1. Write down the acceptance criteria and the benchmark.\n"
+                "2. Make the smallest change that tests the riskiest assumption.\n"
+                "3. Review the result against the criteria before going further.\n\n"
+                "## Evidence\n\nNone gathered: simulated participants run no commands.\n\n"
+                "## Risks and open questions\n\n- Every claim here is simulated.\n")
+    stance = {
+        "advocate": "Yes, with a plan: the gains justify the cost if we move step by step.",
+        "skeptic": "No, not now: the cost and risk are certain, the gains are not measured.",
+        "pragmatist": "Only where it pays: measure first, then change the hottest path only.",
+    }.get(persona, f"A position from {persona}: weigh cost against measured benefit.")
+    if phase == "reaction":
+        return (f"## Reaction from {persona}\n\n{LABEL}\n\n- I keep my position: {stance}\n"
+                "- I agree with the others that evidence should decide; none of us ran a test, "
+                "so these points stay opinions.\n\n**Still contested:** whether the benefit "
+                f"outweighs the cost. (transcript digest {digest})\n")
+    return (f"## Proposal from {persona}\n\n{LABEL}\n\n**Position.** {stance}\n\n"
+            f"**Reasons.**\n- The question was: {_short(question)}\n"
+            "- A change of this size should be justified by a measurement, not a preference.\n\n"
+            "**Risks.**\n- Unverified: no command was run and no file was read.\n")
+
+
+def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
+    mode = env.get("DISPUTATIO_SIM_STATUS", "")
+    if mode == "garbled":
+        return f"I think everyone made good points.\n\n{LABEL}\n"
+    if mode == "needs_input" and "## The human's answers" not in prompt:
+        return (f"STATUS: NEEDS_INPUT\n\n{LABEL}\n\n## Questions for the human\n\n"
+                "1. What matters more here: delivery speed or long-term performance?\n"
+                "2. Is there a deadline the change must meet?\n")
+    answers = _section(prompt, "The human's answers")
+    heard = f"\n\nThe human's answers were taken into account:\n\n> {_short(answers)}\n" \
+        if answers else ""
+    return (f"STATUS: RESOLVED\n\n{LABEL}\n\n## Agreements\n\n- Evidence should decide; "
+            "no participant gathered any.\n\n## Rulings\n\n1. **Whether to proceed.** The "
+            "advocate says yes, the skeptic says no, the pragmatist says measure first. Ruling: "
+            "measure first, then proceed incrementally; neither side backed its claim with a "
+            f"test.{heard}\n\n## Verdict\n\nProceed incrementally on *{_short(question)}*, "
+            "gated by a benchmark agreed in advance.\n")
+
+
+def _section(prompt: str, heading: str) -> str:
+    m = re.search(rf"^## {re.escape(heading)}\n\n(.*?)(?=^## |\Z)", prompt, re.S | re.M)
+    return m.group(1).strip() if m else ""
+
+
+def _short(text: str, limit: int = 120) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def main() -> int:
+    persona = sys.argv[1] if len(sys.argv) > 1 else "participant"
+    env = dict(os.environ)
+    prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    if env.get("DISPUTATIO_SIM_HANG"):
+        while True:
+            time.sleep(3600)
+    latency = float(env.get("DISPUTATIO_SIM_LATENCY", "0") or 0)
+    if latency:
+        time.sleep(latency)
+    if env.get("DISPUTATIO_SIM_FAIL"):
+        sys.stderr.write("simulated failure: the participant was told to fail\n")
+        return 1
+    filler_mb = float(env.get("DISPUTATIO_SIM_OUTPUT_MB", "0") or 0)
+    if filler_mb:
+        chunk = ("x" * 1023 + "\n").encode()
+        for _ in range(int(filler_mb * 1024)):
+            sys.stdout.buffer.write(chunk)
+    text = answer(prompt, persona, env)
+    record = {"type": "result", "text": text, "cost_usd": 0.0,
+              "tokens": {"input": len(prompt) // 4, "output": len(text) // 4}}
+    sys.stdout.write(json.dumps(record) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
