@@ -50,7 +50,7 @@ class Engine:
         seat = self.seats[spec.role]
         p = seat.participant
         adapter = adapters.get(p.adapter)
-        binary = _resolve_bin(p.bin or adapter.default_bin)
+        binary = resolve_bin(p.bin or adapter.default_bin)
         version = self._versions.start(binary, adapter)
         prompt = prompts.render(spec.template, spec.variables)
         stem = _stem(spec.turn_id)
@@ -93,7 +93,7 @@ class Engine:
             self.progress.turn_finished(spec, result, capture.duration_s)
 
 
-def _resolve_bin(name: str) -> str:
+def resolve_bin(name: str) -> str:
     """An absolute path when the binary is on PATH; the name itself otherwise (the transport
     then reports ``not_installed`` in the CLI's own words)."""
     if "/" in name:

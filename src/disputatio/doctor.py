@@ -1,0 +1,164 @@
+"""``--doctor`` and ``--init``: prove each CLI can really take a turn before tokens are spent.
+
+A canary is a real, short turn through the same adapter and transport a debate uses, so a CLI
+that answers ``--version`` but is not logged in (or is a stale shim) is caught here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from disputatio import adapters
+from disputatio.adapters import transport
+from disputatio.adapters.base import TurnRequest, TurnResult
+from disputatio.config import DebateConfig, Participant, user_config_path
+from disputatio.engine import probe_version, resolve_bin
+
+CANARY = "This is a connectivity check. Reply with the single word OK and nothing else."
+CANARY_TIMEOUT_S = 90.0
+REAL_ADAPTERS = ("claude", "codex", "gemini", "copilot", "pi")
+# where npm, pnpm, bun, volta and pipx-style installs usually put binaries
+USUAL_DIRS = ("~/.local/bin", "~/.npm-global/bin", "~/.bun/bin", "~/.volta/bin",
+              "~/.local/share/pnpm", "/usr/local/bin", "/opt/homebrew/bin")
+
+
+@dataclass
+class Health:
+    participant: Participant
+    binary: str
+    result: TurnResult
+    version: str | None
+    seconds: float
+
+    def line(self) -> str:
+        p, adapter = self.participant, adapters.get(self.participant.adapter)
+        mark = "✓" if self.result.ok else "✗"
+        version = self.version or "version unknown"
+        head = f"{mark} {p.display} ({p.vendor}, {p.adapter} {version})"
+        if self.result.ok:
+            return f"{head}: ok in {self.seconds:.1f}s"
+        return f"{head}: {self.result.failure}: {self.result.message}"
+
+    def drift(self) -> str | None:
+        tested = adapters.get(self.participant.adapter).tested_version
+        if self.version and tested and self.version != tested:
+            return (f"{self.participant.display}: installed {self.version}, tested with "
+                    f"{tested}; if turns fail to parse, this is why")
+        return None
+
+
+def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
+    """One short real turn in an empty directory; never raises."""
+    adapter = adapters.get(p.adapter)
+    binary = resolve_bin(p.bin or adapter.default_bin)
+    stem = f"{p.display}".replace("/", "_")
+    work = scratch / stem
+    work.mkdir(parents=True, exist_ok=True)
+    version = probe_version(binary, adapter, scratch / "versions", 20) \
+        if adapter.version_args else adapter.tested_version
+    request = TurnRequest(prompt=CANARY, bin=binary, model=p.model, effort=p.effort,
+                          max_budget_usd=p.max_budget_usd, timeout_s=timeout_s,
+                          extra_args=tuple(p.extra_args), env=dict(p.env), options=p.options())
+    start = time.monotonic()
+    capture = transport.run(adapter.build(request), work, timeout_s, scratch / "raw", stem)
+    return Health(p, binary, adapter.parse(capture), version, time.monotonic() - start)
+
+
+def check_all(people: list[Participant], timeout_s: float) -> list[Health]:
+    with tempfile.TemporaryDirectory(prefix="disputatio-doctor-") as tmp:
+        with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
+            return list(pool.map(lambda p: canary(p, timeout_s, Path(tmp)), people))
+
+
+def doctor(cfg: DebateConfig, timeout_minutes: float | None):
+    from disputatio.app import EXIT_FAILED, EXIT_OK, Outcome
+
+    people = _unique([*cfg.participants, cfg.judge, *([cfg.synthesizer] if cfg.synthesizer
+                                                      else [])])
+    timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
+    print(f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s)…",
+          file=sys.stderr)
+    healths = check_all(people, timeout_s)
+    for h in healths:
+        print(h.line(), file=sys.stderr)
+    for h in healths:
+        if (d := h.drift()):
+            print(f"warning: {d}", file=sys.stderr)
+    bad = sum(not h.result.ok for h in healths)
+    if bad:
+        return Outcome(EXIT_FAILED, None, "unhealthy", f"{bad} of {len(healths)} CLIs failed")
+    return Outcome(EXIT_OK, None, "healthy", f"all {len(healths)} CLIs healthy")
+
+
+def find_binary(adapter_name: str) -> str | None:
+    """On PATH first, then the usual install dirs; None when nowhere."""
+    name = adapters.get(adapter_name).default_bin
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in USUAL_DIRS:
+        candidate = Path(d).expanduser() / name
+        if candidate.is_file() and candidate.stat().st_mode & 0o111:
+            return str(candidate)
+    return None
+
+
+def init(force: bool, timeout_minutes: float | None):
+    from disputatio.app import EXIT_FAILED, EXIT_OK, Outcome
+
+    timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
+    candidates = []
+    for name in REAL_ADAPTERS:
+        binary = find_binary(name)
+        if binary is None:
+            print(f"✗ {name}: not found on PATH or in the usual install dirs", file=sys.stderr)
+            continue
+        on_path = shutil.which(adapters.get(name).default_bin) == binary
+        candidates.append(Participant(adapter=name, bin=None if on_path else binary))
+    healths = check_all(candidates, timeout_s) if candidates else []
+    for h in healths:
+        print(h.line(), file=sys.stderr)
+    working = [h.participant for h in healths if h.result.ok]
+    if len(working) < 2:
+        return Outcome(EXIT_FAILED, None, "unhealthy",
+                       f"found {len(working)} working CLI(s); a debate needs two. "
+                       "Log in to the CLIs above (or install them) and run --init again; "
+                       "nothing was written")
+    path = user_config_path()
+    data = {
+        "rounds": 1, "timeout_minutes": 10,
+        "participants": [p.model_dump(exclude_none=True, exclude_defaults=True)
+                         for p in working],
+        "judge": {**working[0].model_dump(exclude_none=True, exclude_defaults=True),
+                  "name": "judge"},
+    }
+    DebateConfig.model_validate(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and not force:
+        backup = path.with_name(f"config.yaml.bak-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+        path.replace(backup)
+        print(f"backed up the previous config to {backup}", file=sys.stderr)
+    header = ("# written by `disputatio --init`: every CLI below answered a canary turn.\n"
+              "# Every key is documented in examples/debate.yaml.\n")
+    path.write_text(header + yaml.safe_dump(data, sort_keys=False))
+    return Outcome(EXIT_OK, path, "written",
+                   f"wrote a lineup of {len(working)} CLIs, judge {working[0].adapter}")
+
+
+def _unique(people: list[Participant]) -> list[Participant]:
+    seen, out = set(), []
+    for p in people:
+        key = (p.adapter, p.bin, p.model, tuple(sorted(p.env.items())), tuple(p.extra_args))
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
