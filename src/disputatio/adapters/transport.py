@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -51,7 +52,7 @@ def run(
         try:
             proc = subprocess.Popen(
                 argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=_die_with_parent,
             )
         except OSError as exc:
             return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {exc.strerror}")
@@ -104,6 +105,26 @@ def reset_interrupt() -> None:
 def live_pids() -> list[int]:
     with _live_lock:
         return list(_live)
+
+
+def _load_prctl():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_prctl = _load_prctl() if sys.platform.startswith("linux") else None
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: if disputatio is killed (even ``kill -9``), the kernel kills
+    the agent too, so no CLI keeps running unobserved. Loaded in the parent, because a child
+    forked from a threaded process must not import anything."""
+    if _prctl is not None:
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _end_group(proc: subprocess.Popen) -> None:

@@ -1,0 +1,245 @@
+"""The product as a user types it: separate processes, real simulated participants."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import run_cli, sim, write_config
+
+from disputatio import ledger
+
+
+def one_path(out: str) -> Path:
+    lines = out.splitlines()
+    assert len(lines) == 1, f"stdout must be exactly one line, got {lines!r}"
+    return Path(lines[0])
+
+
+def test_demo_produces_every_artifact(home):
+    r = run_cli("--demo", "Should we rewrite the backend in Rust?", cwd=home)
+    assert r.returncode == 0, r.stderr
+    report = one_path(r.stdout)
+    assert report.name == "final-report.md" and report.is_file()
+    folder = report.parent
+    assert folder.parent == home / ".debate"
+    assert (home / ".debate" / ".gitignore").read_text() == "*\n"
+    for name in ("debate.md", "respondeo.md", "debate.json", "events.jsonl"):
+        assert (folder / name).is_file(), name
+    assert "simulated participant — no model was called" in report.read_text()
+    assert (folder / "respondeo.md").read_text().startswith("STATUS: RESOLVED")
+    data = json.loads((folder / "debate.json").read_text())
+    assert data["status"] == "resolved" and data["verdict"] == "RESOLVED"
+    assert [p["name"] for p in data["participants"]] == ["advocate", "skeptic", "pragmatist"]
+    assert len(data["turns"]) == 3 + 3 + 1 + 1
+    debate_md = (folder / "debate.md").read_text()
+    assert debate_md.index("Proposal — advocate") < debate_md.index("Proposal — skeptic")
+    assert "Reaction, round 1 — pragmatist" in debate_md
+    raw = sorted(p.name for p in (folder / "raw").iterdir())
+    assert "proposal--advocate.stdout" in raw and "respondeo-1.stdout" in raw
+    assert ledger.verify(folder / "events.jsonl")[0]
+
+
+def test_help_lists_every_flag(home):
+    r = run_cli("--help", cwd=home)
+    assert r.returncode == 0
+    for flag in ("--demo", "--repo", "--rounds", "--config", "--file", "--timeout", "--budget",
+                 "--quiet", "--continue", "--finalize", "--resume", "--verify", "--debate",
+                 "--doctor", "--init", "--force", "--include-uncommitted", "--version"):
+        assert flag in r.stdout, flag
+
+
+def test_version(home):
+    from disputatio import __version__
+
+    r = run_cli("--version", cwd=home)
+    assert r.returncode == 0 and r.stdout.strip() == f"disputatio {__version__}"
+
+
+def test_config_error_is_one_line_exit_2(home):
+    cfg = home / "bad.yaml"
+    cfg.write_text("rounds: 1\nparticipants:\n  - adapter: simulated\n    nmae: x\n"
+                   "  - adapter: simulated\njudge: {adapter: simulated}\n")
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr.strip() == (f"error: {cfg}:4: unknown key 'participants.0.nmae' "
+                                "(did you mean 'name'?)")
+    assert not (home / ".debate").exists()
+
+
+def test_missing_config_and_missing_quaestio_exit_2(home):
+    r = run_cli("q", "--config", "nope.yaml", cwd=home)
+    assert r.returncode == 2 and "nope.yaml: config file not found" in r.stderr
+    r = run_cli(cwd=home)
+    assert r.returncode == 2 and "no quaestio" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_file_quaestio(home):
+    (home / "task.md").write_text("Is the cache safe?\nDetails follow.")
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], rounds=0)
+    r = run_cli("--file", "task.md", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    events = ledger.load(one_path(r.stdout).parent / "events.jsonl")
+    assert events[0].data["quaestio"].startswith("Is the cache safe?")
+    assert events[0].data["rounds"] == 0
+
+
+def test_flags_override_config(home):
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], rounds=3, timeout_minutes=5)
+    r = run_cli("q", "--config", str(cfg), "--rounds", "0", "--timeout", "0.5", cwd=home)
+    assert r.returncode == 0, r.stderr
+    started = ledger.load(one_path(r.stdout).parent / "events.jsonl")[0].data
+    assert started["rounds"] == 0 and started["timeout_s"] == 30
+
+
+def test_abort_with_fewer_than_two_proposals(home):
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_FAIL=1),
+                                         sim("c", DISPUTATIO_SIM_FAIL=1)])
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 1
+    path = one_path(r.stdout)
+    assert path.name == "debate.md"
+    text = path.read_text()
+    assert "Degraded debate" in text and "b failed in proposal" in text
+    assert "only 1 of 3 proposals succeeded" in r.stderr
+    data = json.loads((path.parent / "debate.json").read_text())
+    assert data["status"] == "aborted" and data["totals"]["failed"] == 2
+
+
+def test_failed_participant_reaches_others_as_no_contribution(home):
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b"), sim("c", DISPUTATIO_SIM_FAIL=1)])
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    raw = one_path(r.stdout).parent / "raw"
+    prompt = (raw / "reaction-1--a.prompt.md").read_text()
+    assert "### Proposal — c\n\n(no contribution this turn)" in prompt
+    assert "simulated failure" not in prompt
+
+
+def test_needs_input_continue_resolved_finalize(home):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=1)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    respondeo = one_path(r.stdout)
+    assert respondeo.name == "respondeo.md"
+    assert respondeo.read_text().startswith("STATUS: NEEDS_INPUT")
+    folder = respondeo.parent
+    assert not (folder / "final-report.md").exists()
+
+    r = run_cli("--finalize", cwd=home)
+    assert r.returncode == 2 and "cannot finalize" in r.stderr
+
+    r = run_cli("--continue", "Speed matters; no deadline.", cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert one_path(r.stdout) == folder / "final-report.md"
+    second = (folder / "respondeo-2.md").read_text()
+    assert second.startswith("STATUS: RESOLVED") and "Speed matters" in second
+    assert "Speed matters" in (folder / "debate.md").read_text()
+
+    r = run_cli("--continue", "more", cwd=home)
+    assert r.returncode == 2 and "already resolved" in r.stderr
+
+    before = len(ledger.load(folder / "events.jsonl"))
+    r = run_cli("--finalize", "--debate", str(folder), cwd=home)
+    assert r.returncode == 0, r.stderr
+    events = ledger.load(folder / "events.jsonl")[before:]
+    assert [e.data["turn_id"] for e in events if e.type == "turn_completed"] == ["redactio-2.1"]
+
+
+def test_unclear_status_is_not_resolved(home):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_STATUS": "garbled"}}
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0
+    assert one_path(r.stdout).name == "respondeo.md"
+    data = json.loads((one_path(r.stdout).parent / "debate.json").read_text())
+    assert data["status"] == "unclear" and data["verdict"] == "UNCLEAR"
+
+
+def test_verify_ok_and_detects_a_one_byte_change(home):
+    r = run_cli("--demo", cwd=home)
+    folder = one_path(r.stdout).parent
+    r = run_cli("--verify", cwd=home)
+    assert r.returncode == 0 and r.stderr.strip().startswith("ok ") and r.stdout == ""
+    path = folder / "events.jsonl"
+    data = bytearray(path.read_bytes())
+    pos = data.index(b"skeptic", len(data) // 2)
+    data[pos] = ord("S")
+    path.write_bytes(bytes(data))
+    r = run_cli("--verify", "--debate", str(folder), cwd=home)
+    assert r.returncode == 1
+    assert "seq " in r.stderr and "does not match" in r.stderr
+
+
+def _wait_for(predicate, timeout: float = 30.0) -> None:
+    """Poll a condition on files the debate writes; fails loudly instead of hoping."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not reached in time")
+
+
+def _events(home: Path) -> list:
+    found = list((home / ".debate").glob("debate-*/events.jsonl"))
+    return ledger.load(found[0]) if found else []
+
+
+def _start(home: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "disputatio", *args], cwd=home,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, env=os.environ.copy())
+
+
+def _completed(events, phase: str) -> set[str]:
+    return {e.data["role"] for e in events if e.type == "turn_completed"
+            and e.data["phase"] == phase}
+
+
+def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b"),
+                                         sim("slow", DISPUTATIO_SIM_LATENCY=4)], rounds=1)
+    proc = _start(home, "q", "--config", str(cfg))
+    _wait_for(lambda: _completed(_events(home), "proposal") >= {"a", "b"})
+    proc.kill()
+    proc.wait()
+    assert "slow" not in _completed(_events(home), "proposal")
+    orphan = subprocess.run(["pgrep", "-f", "disputatio.simulated slow"], capture_output=True)
+    assert orphan.stdout == b"", "the agent outlived a kill -9 of disputatio"
+    folder = next((home / ".debate").glob("debate-*"))
+    r = run_cli("--resume", "--debate", str(folder), cwd=home, timeout=120)
+    assert r.returncode == 0, r.stderr
+    events = ledger.load(folder / "events.jsonl")
+    starts = [e.data["turn_id"] for e in events if e.type == "turn_started"]
+    assert starts.count("proposal/a") == 1 and starts.count("proposal/b") == 1
+    assert starts.count("proposal/slow") == 2
+    assert one_path(r.stdout).name == "final-report.md"
+    assert ledger.verify(folder / "events.jsonl")[0]
+
+
+def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_HANG=1)], rounds=0)
+    proc = _start(home, "q", "--config", str(cfg))
+    _wait_for(lambda: "a" in _completed(_events(home), "proposal"))
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 10
+    assert "--resume" in err
+    events = _events(home)
+    assert events[-1].type == "interrupted"
+    assert any(e.type == "turn_interrupted" and e.data["role"] == "b" for e in events)
+    hung = subprocess.run(["pgrep", "-f", "disputatio.simulated b"], capture_output=True)
+    assert hung.stdout == b"", "a simulated agent survived the interruption"
