@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from disputatio import __version__, ledger, protocols, render
+from disputatio import __version__, config, ledger, protocols, render
+from disputatio import progress as progress_view
 from disputatio.adapters import transport
 from disputatio.config import DebateConfig, Participant
 from disputatio.engine import Engine, Seat
-from disputatio.progress import PlainProgress, warn
+from disputatio.progress import warn
 from disputatio.protocols.base import DebateState, Done, parse_status
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -51,6 +54,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     cfg = _apply(cfg, options)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg)
+    for w in config.lineup_warnings(cfg):
+        warn(w)
     debate_dir = _new_debate_dir(base)
     led = ledger.Ledger(debate_dir / "events.jsonl")
     synth = cfg.synthesizer or cfg.judge
@@ -132,7 +137,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     if state.judge not in names:
         names.append(state.judge)
         no_repo.add(state.judge)
-    progress = PlainProgress(quiet=quiet)
+    progress = progress_view.make(quiet)
     progress.header(str(debate_dir), ", ".join(state.participants) + f" · judge {state.judge}")
     transport.reset_interrupt()
     workspaces = Workspaces(snapshot, names, no_repo=no_repo)
@@ -147,21 +152,56 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
                 if isinstance(step, Done):
                     done = step
                     break
+                if step.phase in ("respondeo", "redactio"):
+                    # the debaters are finished: remove their checkouts while the judge works
+                    workspaces.release([p for p in state.participants
+                                        if p != state.synthesizer])
                 engine.run(step)
                 if flag.is_set():
                     interrupted = True
                     break
     finally:
+        closing = time.monotonic()
         workspaces.close()
+        cleanup_s = round(time.monotonic() - closing, 3)
+        progress.close()
     if interrupted:
         led.append("interrupted", {"reason": "signal"})
         _write(debate_dir, led.events, "interrupted", "run `disputatio --resume` to finish")
         return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
                        f"interrupted; finish it with: disputatio --resume --debate {debate_dir}")
-    led.append("debate_ended", {"status": done.status, "reason": done.reason})
+    led.append("debate_ended", {"status": done.status, "reason": done.reason,
+                                "cleanup_s": cleanup_s})
     primary = _write(debate_dir, led.events, done.status, done.reason)
+    if not quiet:
+        print(_summary_line(led.events, done), file=sys.stderr)
     code = EXIT_FAILED if done.status in ("aborted", "failed") else EXIT_OK
-    return Outcome(code, primary, done.status, done.reason)
+    message = done.reason if code else ""
+    if done.status == "needs_input":
+        message = (f"the judge needs your input: read {primary}, then answer with "
+                   "disputatio --continue \"...\"")
+    elif done.status == "unclear":
+        message = (f"the judge's ruling has no clear STATUS line: read {primary}; "
+                   "answer with disputatio --continue \"...\" to ask again")
+    return Outcome(code, primary, done.status, message)
+
+
+def _summary_line(events, done: Done) -> str:
+    from disputatio.render import summary
+
+    views = summary.turns(events)
+    t = summary.totals(views)
+    wall = _wall_seconds(events)
+    people = len(DebateState.from_events(events).participants)
+    return (f"{done.status} · {people} participants · {t.turns} turns · "
+            f"{summary.fmt_duration(wall)} · {summary.fmt_cost(t)} · "
+            f"{summary.fmt_tokens(t.tokens)}")
+
+
+def _wall_seconds(events) -> float:
+    """Wall time of the debate from the ledger's own timestamps (across resumes, too)."""
+    stamps = [datetime.fromisoformat(e.ts.replace("Z", "+00:00")) for e in events]
+    return (max(stamps) - min(stamps)).total_seconds() if stamps else 0.0
 
 
 def _write(debate_dir: Path, events, status: str, reason: str) -> Path:

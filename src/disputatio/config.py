@@ -223,3 +223,28 @@ def _line_for(lines: dict[tuple, int], loc: tuple) -> int:
         if loc[:cut] in lines:
             return lines[loc[:cut]]
     return 1
+
+
+def lineup_warnings(cfg: DebateConfig) -> list[str]:
+    """Lineups that weaken a debate: shared vendors agree too easily, a judge who debated
+    grades its own work. Warnings, not errors: the user may have reasons."""
+    out = []
+    real = [p for p in cfg.participants if p.adapter not in ("simulated", "command")]
+    by_vendor: dict[str, list[str]] = {}
+    for p in real:
+        by_vendor.setdefault(p.vendor, []).append(p.display)
+    for vendor, names in by_vendor.items():
+        if len(names) > 1:
+            out.append(f"participants {', '.join(names)} share a vendor ({vendor}); "
+                       "their positions may converge")
+    judge = cfg.judge
+    same = [p.display for p in cfg.participants
+            if (p.adapter, p.model, p.bin) == (judge.adapter, judge.model, judge.bin)
+            and p.adapter != "simulated"]
+    if same:
+        out.append(f"the judge is the same CLI and model as debater {same[0]}; "
+                   "it will rule on its own arguments")
+    elif judge.adapter not in ("simulated", "command") and judge.vendor in by_vendor:
+        out.append(f"the judge shares a vendor ({judge.vendor}) with "
+                   f"{', '.join(by_vendor[judge.vendor])}")
+    return out

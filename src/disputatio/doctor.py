@@ -40,7 +40,7 @@ class Health:
     seconds: float
 
     def line(self) -> str:
-        p, adapter = self.participant, adapters.get(self.participant.adapter)
+        p = self.participant
         mark = "✓" if self.result.ok else "✗"
         version = self.version or "version unknown"
         head = f"{mark} {p.display} ({p.vendor}, {p.adapter} {version})"

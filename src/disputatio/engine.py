@@ -7,6 +7,7 @@ import hashlib
 import re
 import shutil
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,9 @@ class Engine:
         })
         if self.progress:
             self.progress.turn_started(spec)
+        waited = time.monotonic()
         cwd = self.workspaces.path_for(spec.role)
+        waited = time.monotonic() - waited
         capture = transport.run(invocation, cwd, self.timeout_s, self.raw_dir, stem)
         result = adapter.parse(capture)
         data = {
@@ -81,7 +84,7 @@ class Engine:
             "message": result.message, "cost_usd": result.cost_usd, "tokens": result.tokens,
             "evidence": result.evidence, "session_id": result.session_id,
             "exit_code": capture.exit_code, "signal": capture.signal,
-            "duration_s": round(capture.duration_s, 3),
+            "duration_s": round(capture.duration_s, 3), "workspace_s": round(waited, 3),
             "cli_version": version.get(), "raw": [capture.stdout_path.name,
                                                   capture.stderr_path.name],
         }

@@ -1,32 +1,49 @@
-"""What the user sees on stderr while a debate runs: plain lines (CI, pipes) or a live table.
-
-stdout is never touched here: it carries only the primary artifact's path.
+"""What the user sees on stderr while a debate runs: a live table on a terminal, one plain
+line per event otherwise (CI, pipes). stdout is never touched: it carries only the artifact path.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
 from disputatio.adapters.base import TurnResult
 from disputatio.protocols.base import TurnSpec
 
 
+def warn(text: str) -> None:
+    """A warning that shows even with --quiet: the user needs to know."""
+    print(f"warning: {text}", file=sys.stderr, flush=True)
+
+
+def make(quiet: bool = False, stream=None):
+    """The live table when stderr is a terminal, plain lines otherwise."""
+    stream = stream or sys.stderr
+    if quiet:
+        return PlainProgress(stream, quiet=True)
+    if stream.isatty() and os.environ.get("TERM") != "dumb":
+        return LiveProgress(stream)
+    return PlainProgress(stream)
+
+
 class PlainProgress:
     """One line per event, no control codes: safe for logs, pipes and CI."""
 
-    def __init__(self, stream=None, quiet: bool = False):
+    def __init__(self, stream=None, quiet: bool = False, clock=time.monotonic):
         self.stream = stream or sys.stderr
         self.quiet = quiet
+        self._clock = clock
         self._lock = threading.Lock()
-        self._t0 = time.monotonic()
+        self._t0 = clock()
 
     def _line(self, text: str) -> None:
         if self.quiet:
             return
         with self._lock:
-            print(f"[{time.monotonic() - self._t0:6.1f}s] {text}", file=self.stream, flush=True)
+            print(f"[{self._clock() - self._t0:6.1f}s] {text}", file=self.stream, flush=True)
 
     def header(self, debate_dir: str, lineup: str) -> None:
         self._line(f"debate {debate_dir} · {lineup}")
@@ -39,8 +56,8 @@ class PlainProgress:
 
     def turn_finished(self, spec: TurnSpec, result: TurnResult, duration_s: float) -> None:
         if result.ok:
-            cost = "" if result.cost_usd is None else f" · ${result.cost_usd:.2f}"
-            self._line(f"{spec.role}: {spec.phase} done in {duration_s:.1f}s{cost}")
+            self._line(f"{spec.role}: {spec.phase} done in {duration_s:.1f}s"
+                       f"{_spend(result.cost_usd, result.tokens, ' · ')}")
         else:
             self._line(f"{spec.role}: {spec.phase} FAILED ({result.failure}) {result.message}")
 
@@ -51,6 +68,99 @@ class PlainProgress:
         pass
 
 
-def warn(text: str) -> None:
-    """A warning that shows even with --quiet: the user needs to know."""
-    print(f"warning: {text}", file=sys.stderr, flush=True)
+@dataclass
+class _Row:
+    phase: str = "—"
+    round: int = 0
+    state: str = "waiting"
+    started: float | None = None
+    elapsed: float = 0.0
+    cost: float | None = None
+    cost_known: bool = True
+    tokens: int = 0
+
+
+class LiveProgress:
+    """A rich live table: one row per role with phase, round, state, elapsed and spend."""
+
+    def __init__(self, stream, clock=time.monotonic):
+        from rich.console import Console
+        from rich.live import Live
+
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._rows: dict[str, _Row] = {}
+        self._title = "disputatio"
+        self._phase = "starting"
+        self._notes: list[str] = []
+        self.console = Console(file=stream, stderr=True, highlight=False)
+        self._live = Live(get_renderable=self._render, console=self.console,
+                          refresh_per_second=4, transient=False)
+        self._live.start()
+
+    def header(self, debate_dir: str, lineup: str) -> None:
+        with self._lock:
+            self._title = f"{debate_dir}  ·  {lineup}"
+
+    def phase(self, name: str, roles: list[str]) -> None:
+        with self._lock:
+            self._phase = name
+            for r in roles:
+                self._rows.setdefault(r, _Row())
+
+    def turn_started(self, spec: TurnSpec) -> None:
+        with self._lock:
+            row = self._rows.setdefault(spec.role, _Row())
+            row.phase, row.round, row.state = spec.phase, spec.round, "running"
+            row.started = self._clock()
+
+    def turn_finished(self, spec: TurnSpec, result: TurnResult, duration_s: float) -> None:
+        with self._lock:
+            row = self._rows.setdefault(spec.role, _Row())
+            row.state = "done" if result.ok else f"failed: {result.failure}"
+            row.started = None
+            row.elapsed += duration_s
+            if result.cost_usd is None:
+                row.cost_known = False
+            else:
+                row.cost = (row.cost or 0.0) + result.cost_usd
+            row.tokens += sum(result.tokens.get(k, 0) for k in ("input", "output"))
+
+    def note(self, text: str) -> None:
+        with self._lock:
+            self._notes.append(text)
+
+    def close(self) -> None:
+        self._live.stop()
+
+    def _render(self):
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        with self._lock:
+            table = Table(title=f"{self._title}\nphase: {self._phase}", title_justify="left",
+                          expand=False)
+            for col in ("participant", "phase", "round", "state", "elapsed", "spend"):
+                table.add_column(col)
+            now = self._clock()
+            for name, row in self._rows.items():
+                elapsed = row.elapsed + (now - row.started if row.started else 0.0)
+                style = "red" if row.state.startswith("failed") else (
+                    "green" if row.state == "done" else "")
+                table.add_row(name, row.phase, str(row.round) if row.round else "—",
+                              Text(row.state, style=style), f"{elapsed:.1f}s",
+                              _spend(row.cost if row.cost_known else None,
+                                     {"input": row.tokens} if row.tokens else {}, "") or "—")
+            notes = [Text(n) for n in self._notes[-5:]]
+        return Group(table, *notes)
+
+
+def _spend(cost: float | None, tokens: dict, sep: str) -> str:
+    parts = []
+    if cost is not None:
+        parts.append(f"${cost:.2f}")
+    n = sum(tokens.get(k, 0) for k in ("input", "output"))
+    if n:
+        parts.append(f"{n / 1000:.1f}k tok" if n >= 1000 else f"{n} tok")
+    return (sep + " · ".join(parts)) if parts else ""

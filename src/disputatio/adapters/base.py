@@ -117,7 +117,7 @@ class Adapter(Protocol):
     vendor: str        # e.g. "Anthropic"; used to warn when debaters share a vendor
     default_bin: str   # executable looked up on PATH when the config gives no ``bin``
     tested_version: str | None  # the version the parser was proven against
-    version_args: tuple[str, ...]  # argv after the binary that prints its version, e.g. ("--version",)
+    version_args: tuple[str, ...]  # e.g. ("--version",); empty: nothing to probe
 
     def build(self, request: TurnRequest) -> Invocation: ...
 
