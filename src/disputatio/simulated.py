@@ -5,7 +5,8 @@ It powers ``--demo`` and the tests. Behaviour knobs come from the environment, s
 ``env:`` can script it: ``DISPUTATIO_SIM_LATENCY`` (seconds to wait before answering),
 ``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``),
 ``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_OUTPUT_MB`` (write that much
-filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer).
+filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer), ``DISPUTATIO_SIM_TOUCH``
+(append to this file in the working directory, as an agent running tests would).
 """
 
 from __future__ import annotations
@@ -91,6 +92,10 @@ def main() -> int:
     latency = float(env.get("DISPUTATIO_SIM_LATENCY", "0") or 0)
     if latency:
         time.sleep(latency)
+    touch = env.get("DISPUTATIO_SIM_TOUCH")
+    if touch:  # dirty the working directory, as an agent running tests would
+        with open(touch, "a") as fh:
+            fh.write("scratch\n")
     if env.get("DISPUTATIO_SIM_FAIL"):
         sys.stderr.write("simulated failure: the participant was told to fail\n")
         return 1

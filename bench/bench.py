@@ -1,0 +1,199 @@
+"""disputatio benchmark: the tool's own cost as ratios against unavoidable agent time.
+
+Run: ``.venv/bin/python bench/bench.py`` (about two minutes on two cores). Not part of the test
+suite's pass/fail; results and the machine go in docs/benchmarks.md.
+
+- overhead: wall time ÷ critical path (sum of per-phase agent latencies) for simulated agents
+  of fixed latency — 4 participants × (proposals + 2 reaction rounds) + respondeo + redactio,
+  and at scale 12 participants × 3 rounds.
+- startup: median wall time of ``disputatio --help`` / ``--version`` ÷ ``python -c pass``.
+- memory: peak RSS of disputatio while one agent writes 200 MB to stdout.
+- isolation: seconds on the critical path spent creating, resetting and removing checkouts of a
+  20,000-file repository (4 participants × 4 turns) ÷ (participants × one ``git worktree add``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+PY = sys.executable
+
+
+def disputatio(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "disputatio", *args], cwd=cwd, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def lineup(path: Path, n: int, rounds: int, latency: float, repo: str | None = None,
+           extra_env: dict | None = None) -> Path:
+    env = {"DISPUTATIO_SIM_LATENCY": str(latency), **(extra_env or {})}
+    data = {
+        "rounds": rounds, "timeout_minutes": 10,
+        "participants": [{"adapter": "simulated", "name": f"p{i}", "model": f"p{i}",
+                          "env": env} for i in range(n)],
+        "judge": {"adapter": "simulated", "name": "judge", "model": "judge", "env": env},
+    }
+    if repo:
+        data["repo"] = repo
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def ledger_events(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+
+
+def overhead(n: int, rounds: int, latency: float) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        cfg = lineup(work / "d.yaml", n, rounds, latency)
+        t0 = time.monotonic()
+        r = disputatio("bench", "--config", str(cfg), "--quiet", cwd=work)
+        wall = time.monotonic() - t0
+        assert r.returncode == 0, r.stderr
+    phases = 1 + rounds + 2
+    critical = phases * latency
+    return {"participants": n, "rounds": rounds, "latency_s": latency, "wall_s": wall,
+            "critical_path_s": critical, "ratio": wall / critical}
+
+
+def startup(runs: int = 15) -> dict:
+    def median_of(argv):
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    exe = str(Path(PY).with_name("disputatio"))
+    base = median_of([PY, "-c", "pass"])
+    help_s = median_of([exe, "--help"])
+    version_s = median_of([exe, "--version"])
+    return {"python_s": base, "help_s": help_s, "version_s": version_s,
+            "help_ratio": help_s / base, "version_ratio": version_s / base}
+
+
+def memory(mb: int = 200) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        cfg = work / "d.yaml"
+        big = {"DISPUTATIO_SIM_OUTPUT_MB": str(mb)}
+        data = {"rounds": 0, "participants": [
+            {"adapter": "simulated", "name": "big", "model": "big", "env": big},
+            {"adapter": "simulated", "name": "small", "model": "small"}],
+            "judge": {"adapter": "simulated", "name": "judge", "model": "judge"}}
+        cfg.write_text(yaml.safe_dump(data))
+        proc = subprocess.Popen([PY, "-m", "disputatio", "bench", "--config", str(cfg),
+                                 "--quiet"], cwd=work, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        peak = [0]
+
+        def watch():
+            status = Path(f"/proc/{proc.pid}/status")
+            while proc.poll() is None:
+                try:
+                    for line in status.read_text().splitlines():
+                        if line.startswith("VmHWM:"):
+                            peak[0] = max(peak[0], int(line.split()[1]))
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.02)
+
+        t = threading.Thread(target=watch)
+        t.start()
+        out, err = proc.communicate()
+        t.join()
+        assert proc.returncode == 0, err
+        folder = Path(out.strip()).parent
+        size = (folder / "raw" / "proposal--big.stdout").stat().st_size
+    return {"agent_output_mb": size / 2**20, "peak_rss_mb": peak[0] / 1024}
+
+
+def make_repo(root: Path, files: int = 20000) -> Path:
+    repo = root / "big"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=b", "-c", "user.email=b@b"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for i in range(files):
+        d = repo / f"pkg{i % 100:03d}"
+        d.mkdir(exist_ok=True)
+        (d / f"mod{i:05d}.py").write_text(f"VALUE_{i} = {i}\n" * 20)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "synthetic"], check=True)
+    return repo
+
+
+def isolation(root: Path, n: int = 4) -> dict:
+    repo = make_repo(root)
+    wt = root / "wt"
+    t0 = time.monotonic()
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(wt)],
+                   check=True)
+    worktree_s = time.monotonic() - t0
+    subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(wt)],
+                   check=True)
+    work = root / "work"
+    work.mkdir()
+    # 4 turns per participant: proposal + 2 reactions, and redactio by a synthesizer that is
+    # one of them; each agent dirties its checkout so every reset is a real one
+    cfg = lineup(work / "d.yaml", n, 2, 1.0, repo=str(repo),
+                 extra_env={"DISPUTATIO_SIM_TOUCH": "scratch.txt"})
+    data = yaml.safe_load(cfg.read_text())
+    data["synthesizer"] = dict(data["participants"][0])
+    cfg.write_text(yaml.safe_dump(data))
+    r = disputatio("bench", "--config", str(cfg), "--quiet", cwd=work)
+    assert r.returncode == 0, r.stderr
+    events = ledger_events(Path(r.stdout.strip()).parent)
+    by_phase: dict[tuple, float] = {}
+    for e in events:
+        if e["type"] == "turn_completed":
+            key = (e["data"]["phase"], e["data"]["round"])
+            by_phase[key] = max(by_phase.get(key, 0.0), e["data"].get("workspace_s", 0.0))
+    cleanup = next(e["data"]["cleanup_s"] for e in events if e["type"] == "debate_ended")
+    waiting = sum(by_phase.values()) + cleanup
+    return {"files": 20000, "participants": n, "worktree_add_s": worktree_s,
+            "waiting_s": waiting, "cleanup_s": cleanup,
+            "ratio": waiting / (n * worktree_s)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=2.0, help="simulated agent latency (s)")
+    ap.add_argument("--skip-isolation", action="store_true")
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    o = overhead(4, 2, args.latency)
+    print(f"overhead 4×(1+2 rounds)+judge+redactio: wall {o['wall_s']:.2f}s / critical path "
+          f"{o['critical_path_s']:.2f}s = {o['ratio']:.3f}  (target ≤ 1.05)")
+    s = overhead(12, 3, args.latency)
+    print(f"scale 12×(1+3 rounds)+judge+redactio: wall {s['wall_s']:.2f}s / critical path "
+          f"{s['critical_path_s']:.2f}s = {s['ratio']:.3f}  (target ≤ 1.10)")
+    st = startup()
+    print(f"startup: --help {st['help_s']:.3f}s ({st['help_ratio']:.1f}× python -c pass "
+          f"{st['python_s']:.3f}s; target ≤ 0.35 s), --version {st['version_s']:.3f}s "
+          f"({st['version_ratio']:.1f}×)")
+    m = memory()
+    print(f"memory: peak RSS {m['peak_rss_mb']:.0f} MB while an agent wrote "
+          f"{m['agent_output_mb']:.0f} MB, all of it in raw/  (target ≤ 150 MB)")
+    if not args.skip_isolation:
+        with tempfile.TemporaryDirectory() as tmp:
+            i = isolation(Path(tmp))
+        print(f"isolation: {i['waiting_s']:.2f}s waiting on checkouts (cleanup "
+              f"{i['cleanup_s']:.2f}s) / ({i['participants']} × worktree add "
+              f"{i['worktree_add_s']:.2f}s) = {i['ratio']:.2f}  (target ≤ 1.5)")
+
+
+if __name__ == "__main__":
+    main()
