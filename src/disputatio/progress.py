@@ -83,7 +83,7 @@ class _Row:
 class LiveProgress:
     """A rich live table: one row per role with phase, round, state, elapsed and spend."""
 
-    def __init__(self, stream, clock=time.monotonic):
+    def __init__(self, stream, clock=time.monotonic, force_terminal: bool | None = None):
         from rich.console import Console
         from rich.live import Live
 
@@ -93,7 +93,7 @@ class LiveProgress:
         self._title = "disputatio"
         self._phase = "starting"
         self._notes: list[str] = []
-        self.console = Console(file=stream, stderr=True, highlight=False)
+        self.console = Console(file=stream, highlight=False, force_terminal=force_terminal)
         self._live = Live(get_renderable=self._render, console=self.console,
                           refresh_per_second=4, transient=False)
         self._live.start()

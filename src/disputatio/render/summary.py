@@ -95,7 +95,7 @@ def degradations(views: list[TurnView]) -> list[str]:
     out = []
     for v in views:
         if v.ok is False:
-            where = v.phase if v.phase != "reaction" else f"round {v.round}"
+            where = v.phase if v.phase != "reaction" else f"reaction round {v.round}"
             timed = v.failure == "timeout" and v.duration_s
             after = f" after {v.duration_s:.0f} s" if timed else ""
             what = {"timeout": "timed out"}.get(v.failure or "", f"failed ({v.failure})")

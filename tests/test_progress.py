@@ -1,0 +1,79 @@
+import io
+import re
+
+from disputatio import progress
+from disputatio.adapters.base import TurnResult
+from disputatio.protocols.base import TurnSpec
+
+SPEC_A = TurnSpec("proposal/a", "a", "participant", "proposal", 0, "proposal")
+SPEC_B = TurnSpec("reaction-1/b", "b", "participant", "reaction", 1, "reaction")
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_plain_lines_have_no_control_codes():
+    out = io.StringIO()
+    clock = FakeClock()
+    p = progress.PlainProgress(out, clock=clock)
+    p.header(".debate/debate-x", "a, b · judge j")
+    p.phase("proposals", ["a", "b"])
+    p.turn_started(SPEC_A)
+    clock.now += 2.5
+    p.turn_finished(SPEC_A, TurnResult(ok=True, text="x", cost_usd=0.12,
+                                       tokens={"input": 1500, "output": 500}), 2.5)
+    p.turn_finished(SPEC_B, TurnResult.failed("timeout", "no answer within 600 s"), 600)
+    text = out.getvalue()
+    assert "\x1b" not in text
+    lines = text.splitlines()
+    assert len(lines) == 5
+    assert lines[3].endswith("a: proposal done in 2.5s · $0.12 · 2.0k tok")
+    assert "[   2.5s]" in lines[3]
+    assert lines[4].endswith("b: reaction FAILED (timeout) no answer within 600 s")
+
+
+def test_plain_unknown_cost_is_not_zero():
+    out = io.StringIO()
+    p = progress.PlainProgress(out, clock=FakeClock())
+    p.turn_finished(SPEC_A, TurnResult(ok=True, text="x"), 1.0)
+    assert "$" not in out.getvalue() and "done in 1.0s" in out.getvalue()
+
+
+def test_quiet_prints_nothing():
+    out = io.StringIO()
+    p = progress.make(quiet=True, stream=out)
+    p.phase("proposals", ["a"])
+    p.turn_started(SPEC_A)
+    assert out.getvalue() == ""
+
+
+def test_make_picks_plain_for_a_pipe():
+    assert isinstance(progress.make(stream=io.StringIO()), progress.PlainProgress)
+
+
+def test_live_table_shows_rows_states_and_spend():
+    out = io.StringIO()
+    clock = FakeClock()
+    live = progress.LiveProgress(out, clock=clock, force_terminal=True)
+    live.header(".debate/debate-x", "a, b · judge j")
+    live.phase("reactions 1/2", ["a", "b"])
+    live.turn_started(SPEC_A)
+    live.turn_started(SPEC_B)
+    clock.now += 3
+    live.turn_finished(SPEC_A, TurnResult(ok=True, text="x", cost_usd=0.5,
+                                          tokens={"input": 900, "output": 100}), 3.0)
+    live.turn_finished(SPEC_B, TurnResult.failed("auth", "Not logged in"), 1.0)
+    live.console.print(live._render())
+    live.close()
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    assert "phase: reactions 1/2" in plain
+    row_a = next(line for line in plain.splitlines() if "│ a " in line)
+    assert "done" in row_a and "$0.50" in row_a and "3.0s" in row_a and "1.0k tok" in row_a
+    row_b = next(line for line in plain.splitlines() if "│ b " in line)
+    assert "failed: auth" in row_b and "$" not in row_b
+    assert "\x1b[" in out.getvalue()   # a terminal gets control codes

@@ -1,0 +1,79 @@
+from dataclasses import dataclass
+
+from disputatio.render import render_all, summary
+
+
+@dataclass
+class Ev:
+    type: str
+    data: dict
+    ts: str = "2026-11-29T10:00:00.000Z"
+
+
+def started():
+    return Ev("debate_started", {"quaestio": "Q?", "rounds": 1, "participants": ["a", "codex"],
+                                 "judge": "judge", "synthesizer": "judge",
+                                 "lineup": {"a": {"adapter": "claude"},
+                                            "codex": {"adapter": "codex"}}})
+
+
+def turn(turn_id, role, phase, rnd=0, ok=True, text="t", cost=None, tokens=None,
+         failure=None, message="", duration=1.0, evidence=None):
+    base = {"turn_id": turn_id, "role": role, "seat": "participant", "phase": phase,
+            "round": rnd, "adapter": "x"}
+    return [Ev("turn_started", base),
+            Ev("turn_completed", {**base, "ok": ok, "text": text, "cost_usd": cost,
+                                  "tokens": tokens or {}, "failure": failure,
+                                  "message": message, "duration_s": duration,
+                                  "evidence": evidence or {}})]
+
+
+def test_unknown_cost_stays_unknown():
+    views = summary.turns([started(), *turn("proposal/a", "a", "proposal")])
+    t = summary.totals(views)
+    assert t.cost_usd is None and summary.fmt_cost(t) == "cost unknown"
+    assert summary.fmt_tokens(t.tokens) == "tokens unknown"
+
+
+def test_partial_cost_is_marked():
+    evs = [started(), *turn("proposal/a", "a", "proposal", cost=0.25,
+                            tokens={"input": 100000, "output": 82000}),
+           *turn("proposal/codex", "codex", "proposal")]
+    t = summary.totals(summary.turns(evs))
+    assert t.cost_usd == 0.25 and not t.cost_complete
+    assert summary.fmt_cost(t) == "$0.25 (+ unknown)"
+    assert summary.fmt_tokens(t.tokens) == "182k tokens"
+
+
+def test_degraded_label_and_json_totals():
+    evs = [started(), *turn("proposal/a", "a", "proposal", cost=0.1, evidence={"commands": 2}),
+           *turn("proposal/codex", "codex", "proposal"),
+           *turn("reaction-1/a", "a", "reaction", 1, evidence={"commands": 0}),
+           *turn("reaction-1/codex", "codex", "reaction", 1, ok=False, failure="timeout",
+                 message="no answer within 600 s", duration=600.0),
+           *turn("respondeo-1", "judge", "respondeo", 1, text="STATUS: RESOLVED\nok")]
+    arts = render_all(evs, "needs_input")
+    md = arts.files["debate.md"]
+    assert "codex timed out in reaction round 1 after 600 s" in md
+    import json
+
+    data = json.loads(arts.files["debate.json"])
+    assert data["degraded"] == [
+        "codex timed out in reaction round 1 after 600 s: no answer within 600 s"]
+    assert data["totals"]["turns"] == 5 and data["totals"]["failed"] == 1
+    assert data["totals"]["cost_usd"] == 0.1 and data["totals"]["cost_complete"] is False
+    assert data["totals"]["turns_with_commands"] == 1
+    assert data["totals"]["turns_observed"] == 2
+    assert arts.primary == "respondeo.md"
+
+
+def test_failed_turn_marked_in_debate_md_and_interrupted_turn_noted():
+    evs = [started(), *turn("proposal/a", "a", "proposal", ok=False, failure="auth",
+                            message="Not logged in"),
+           Ev("turn_started", {"turn_id": "proposal/codex", "role": "codex",
+                               "seat": "participant", "phase": "proposal", "round": 0,
+                               "adapter": "codex"})]
+    md = render_all(evs, "interrupted").files["debate.md"]
+    assert "**Failed (auth):** Not logged in" in md
+    assert "**Did not finish**" in md
+    assert "codex did not finish its proposal turn" in md
