@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 from conftest import run_cli, sim, write_config
-
 from disputatio import ledger
 
 

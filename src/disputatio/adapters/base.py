@@ -60,6 +60,9 @@ class Invocation:
     env: dict[str, str] = field(default_factory=dict)
     stdin: bytes | None = None
     files: dict[str, bytes] = field(default_factory=dict)
+    # what ``build`` wants ``parse`` to know (e.g. the command adapter's output format); the
+    # transport hands it over unchanged as ``Capture.context``
+    context: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class Capture:
     interrupted: bool = False
     duration_s: float = 0.0
     spawn_error: str | None = None  # the OS error when the binary could not be started
+    context: dict[str, object] = field(default_factory=dict)  # from Invocation.context
 
     def read_stdout(self, limit: int = 8 * 1024 * 1024) -> str:
         return _read_text(self.stdout_path, limit)

@@ -45,7 +45,8 @@ def run(
         stdin_path.write_bytes(invocation.stdin)
 
     if _interrupted.is_set():
-        return Capture(stdout_path, stderr_path, interrupted=True)
+        return Capture(stdout_path, stderr_path, interrupted=True,
+                       context=invocation.context)
     start = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
@@ -55,7 +56,8 @@ def run(
                 start_new_session=True, preexec_fn=_die_with_parent,
             )
         except OSError as exc:
-            return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {exc.strerror}")
+            return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {exc.strerror}",
+                           context=invocation.context)
         finally:
             if stdin is not subprocess.DEVNULL:
                 stdin.close()
@@ -82,6 +84,7 @@ def run(
         timed_out=timed_out,
         interrupted=interrupted,
         duration_s=duration,
+        context=invocation.context,
     )
 
 

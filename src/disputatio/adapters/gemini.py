@@ -1,0 +1,92 @@
+"""Gemini CLI (``gemini -p "" -o json``), proven against 0.61.0 (see docs/adapters.md).
+
+The prompt goes on stdin. ``-p`` text is appended to stdin input, so ``-p ""`` adds nothing
+while still forcing headless mode whatever the terminal looks like (verified against a stub).
+
+Read-only through ``--approval-mode plan``: a policy-engine mode that denies every write
+outside the CLI's own plans directory even if the user's settings auto-approve tools, which
+the default mode's "headless offers no write tools" behaviour does not promise.
+
+Output: success is one pretty-printed JSON object on stdout. Failures are a JSON
+``{"error": {...}}`` on stderr, possibly after log lines and stack traces; the exit code is the
+HTTP status mod 256 (401 → 145) or a fixed code (41 = auth).
+"""
+
+from __future__ import annotations
+
+from disputatio.adapters import _common as c
+from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
+
+# fixed exit codes meaning "your credentials": 41 FatalAuthenticationError, 401/403 mod 256
+AUTH_EXITS = {41, 401 % 256, 403 % 256}
+
+
+class Gemini:
+    name = "gemini"
+    vendor = "Google"
+    default_bin = "gemini"
+    tested_version = "0.61.0"
+    version_args = ("--version",)
+
+    def build(self, request: TurnRequest) -> Invocation:
+        # No effort flag exists in 0.61 (thinking is a settings-file matter): effort is ignored.
+        argv = [
+            request.bin, "-p", "",
+            "-o", "json",
+            "--approval-mode", "plan",
+            *c.flag("-m", request.model),
+            *request.extra_args,
+        ]
+        # an untrusted checkout would exit 55 before the first request
+        return c.invocation(request, argv, env={"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+
+    def parse(self, capture: Capture) -> TurnResult:
+        failed = c.preflight(capture)
+        if failed:
+            return failed
+        out = c.last_json_object(capture.read_stdout()) or {}
+        err = out if "error" in out else c.last_json_object(capture.read_stderr()) or {}
+        stats = out.get("stats") or {}
+        extra = {
+            "tokens": _tokens(stats.get("models") or {}),
+            "evidence": _evidence(stats.get("tools") or {}),
+            "session_id": out.get("session_id") or err.get("session_id"),
+        }
+        if "response" in out and "error" not in out:
+            return c.answer(out.get("response"), "gemini", **extra)
+        error = err.get("error")
+        if isinstance(error, dict):
+            message = str(error.get("message") or error.get("type") or "gemini reported an error")
+            code = c.count(error.get("code"))
+            if code == 41 or capture.exit_code in AUTH_EXITS:
+                return TurnResult.failed(AUTH, message, **extra)
+            return c.failure(message, code if code and code >= 100 else None, **extra)
+        if capture.exit_code in AUTH_EXITS:
+            said = c.error_line(capture.read_stderr()) or f"gemini exited {capture.exit_code}"
+            return TurnResult.failed(AUTH, said, **extra)
+        return c.exit_failure(capture, "gemini", "a JSON object with 'response' on stdout")
+
+
+def _tokens(models: dict) -> dict[str, int]:
+    """Summed over every model the turn used (the router's calls included)."""
+    sums: dict[str, int] = {}
+    for m in models.values():
+        t = (m or {}).get("tokens") or {}
+        for ours, theirs in (("input", "prompt"), ("output", "candidates"),
+                             ("cached", "cached"), ("reasoning", "thoughts")):
+            n = c.count(t.get(theirs))
+            if n is not None:
+                sums[ours] = sums.get(ours, 0) + n
+    return sums
+
+
+def _evidence(tools: dict) -> dict[str, int]:
+    found = c.reported(tool_calls=c.count(tools.get("totalCalls")))
+    by_name = tools.get("byName")
+    if isinstance(by_name, dict):
+        shell = by_name.get("run_shell_command") or {}
+        found["commands"] = c.count(shell.get("count")) or 0
+    return found
+
+
+ADAPTER = Gemini()
