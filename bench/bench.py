@@ -62,10 +62,21 @@ def overhead(n: int, rounds: int, latency: float) -> dict:
         r = disputatio("bench", "--config", str(cfg), "--quiet", cwd=work)
         wall = time.monotonic() - t0
         assert r.returncode == 0, r.stderr
+        events = ledger_events(Path(r.stdout.strip()).parent)
     phases = 1 + rounds + 2
     critical = phases * latency
+    # the same, with each phase's slowest agent process as measured by the transport: this
+    # counts the simulated agent's own interpreter start-up as agent time, as it would be for
+    # a real CLI, leaving only what disputatio itself adds
+    slowest: dict[tuple, float] = {}
+    for e in events:
+        if e["type"] == "turn_completed":
+            key = (e["data"]["phase"], e["data"]["round"])
+            slowest[key] = max(slowest.get(key, 0.0), e["data"]["duration_s"])
+    measured = sum(slowest.values())
     return {"participants": n, "rounds": rounds, "latency_s": latency, "wall_s": wall,
-            "critical_path_s": critical, "ratio": wall / critical}
+            "critical_path_s": critical, "ratio": wall / critical,
+            "measured_path_s": measured, "measured_ratio": wall / measured}
 
 
 def startup(runs: int = 15) -> dict:
@@ -174,12 +185,12 @@ def main() -> None:
     ap.add_argument("--skip-isolation", action="store_true")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    o = overhead(4, 2, args.latency)
-    print(f"overhead 4×(1+2 rounds)+judge+redactio: wall {o['wall_s']:.2f}s / critical path "
-          f"{o['critical_path_s']:.2f}s = {o['ratio']:.3f}  (target ≤ 1.05)")
-    s = overhead(12, 3, args.latency)
-    print(f"scale 12×(1+3 rounds)+judge+redactio: wall {s['wall_s']:.2f}s / critical path "
-          f"{s['critical_path_s']:.2f}s = {s['ratio']:.3f}  (target ≤ 1.10)")
+    for label, n, rounds, target in (("overhead", 4, 2, 1.05), ("scale", 12, 3, 1.10)):
+        o = overhead(n, rounds, args.latency)
+        print(f"{label} {n}×(1+{rounds} rounds)+judge+redactio: wall {o['wall_s']:.2f}s / "
+              f"nominal critical path {o['critical_path_s']:.2f}s = {o['ratio']:.3f} "
+              f"(target ≤ {target}); / measured agent path {o['measured_path_s']:.2f}s = "
+              f"{o['measured_ratio']:.3f}")
     st = startup()
     print(f"startup: --help {st['help_s']:.3f}s ({st['help_ratio']:.1f}× python -c pass "
           f"{st['python_s']:.3f}s; target ≤ 0.35 s), --version {st['version_s']:.3f}s "

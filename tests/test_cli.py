@@ -106,7 +106,7 @@ def test_abort_with_fewer_than_two_proposals(home):
     path = one_path(r.stdout)
     assert path.name == "debate.md"
     text = path.read_text()
-    assert "Degraded debate" in text and "b failed in proposal" in text
+    assert "Degraded debate" in text and "b failed (api_error) in proposal" in text
     assert "only 1 of 3 proposals succeeded" in r.stderr
     data = json.loads((path.parent / "debate.json").read_text())
     assert data["status"] == "aborted" and data["totals"]["failed"] == 2
@@ -208,7 +208,7 @@ def _completed(events, phase: str) -> set[str]:
 
 def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b"),
-                                         sim("slow", DISPUTATIO_SIM_LATENCY=4)], rounds=1)
+                                         sim("slow", DISPUTATIO_SIM_LATENCY=2)], rounds=1)
     proc = _start(home, "q", "--config", str(cfg))
     _wait_for(lambda: _completed(_events(home), "proposal") >= {"a", "b"})
     proc.kill()
