@@ -95,11 +95,15 @@ def main_command(
             outcome = app.finalize(debate, quiet)
         elif resume:
             outcome = app.resume(debate, quiet)
-        elif doctor or init:
+        elif doctor:
             from disputatio import doctor as doc
 
             cfg, _ = config.load(config_path, demo=demo)
-            outcome = doc.doctor(cfg, timeout) if doctor else doc.init(force, timeout)
+            outcome = doc.doctor(cfg, timeout)
+        elif init:
+            from disputatio import doctor as doc
+
+            outcome = doc.init(force, timeout)   # never reads the config it may replace
         else:
             text = _quaestio(quaestio, file, demo)
             cfg, _ = config.load(config_path, demo=demo)

@@ -63,7 +63,7 @@ def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
     stem = f"{p.display}".replace("/", "_")
     work = scratch / stem
     work.mkdir(parents=True, exist_ok=True)
-    version = probe_version(binary, adapter, scratch / "versions", 20) \
+    version = probe_version(binary, adapter, scratch / "versions", 20, dict(p.env)) \
         if adapter.version_args else adapter.tested_version
     request = TurnRequest(prompt=CANARY, bin=binary, model=p.model, effort=p.effort,
                           max_budget_usd=p.max_budget_usd, timeout_s=timeout_s,
@@ -144,7 +144,12 @@ def init(force: bool, timeout_minutes: float | None):
     DebateConfig.model_validate(data)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and not force:
-        backup = path.with_name(f"config.yaml.bak-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+        stamp = f"config.yaml.bak-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+        backup = path.with_name(stamp)
+        n = 1
+        while backup.exists():
+            n += 1
+            backup = path.with_name(f"{stamp}-{n}")
         path.replace(backup)
         print(f"backed up the previous config to {backup}", file=sys.stderr)
     header = ("# written by `disputatio --init`: every CLI below answered a canary turn.\n"

@@ -19,6 +19,8 @@ from disputatio.config import Participant
 from disputatio.ledger import Ledger
 from disputatio.protocols.base import Step, TurnSpec
 
+VERSION_WAIT_S = 3.0
+
 
 @dataclass
 class Seat:
@@ -52,7 +54,7 @@ class Engine:
         p = seat.participant
         adapter = adapters.get(p.adapter)
         binary = resolve_bin(p.bin or adapter.default_bin)
-        version = self._versions.start(binary, adapter)
+        version = self._versions.start(binary, adapter, dict(p.env))
         prompt = prompts.render(spec.template, spec.variables)
         stem = _stem(spec.turn_id)
         self.raw_dir.mkdir(parents=True, exist_ok=True)
@@ -85,7 +87,7 @@ class Engine:
             "evidence": result.evidence, "session_id": result.session_id,
             "exit_code": capture.exit_code, "signal": capture.signal,
             "duration_s": round(capture.duration_s, 3), "workspace_s": round(waited, 3),
-            "cli_version": version.get(), "raw": [capture.stdout_path.name,
+            "cli_version": version.get(wait_s=VERSION_WAIT_S), "raw": [capture.stdout_path.name,
                                                   capture.stderr_path.name],
         }
         if result.failure == INTERRUPTED:
@@ -130,8 +132,10 @@ class _Version:
         self._value = value
         self._done.set()
 
-    def get(self) -> str | None:
-        """The version if the probe has finished; never waits, so probing costs no turn time."""
+    def get(self, wait_s: float = 0.0) -> str | None:
+        """The version once the probe has finished. The probe runs alongside the turn, so by a
+        turn's end it has almost always finished; a short wait covers a turn faster than it."""
+        self._done.wait(wait_s)
         return self._value if self._done.is_set() else None
 
 
@@ -144,7 +148,7 @@ class _VersionCache:
         self._lock = threading.Lock()
         self._cache: dict[str, _Version] = {}
 
-    def start(self, binary: str, adapter) -> _Version:
+    def start(self, binary: str, adapter, env: dict[str, str]) -> _Version:
         with self._lock:
             if binary in self._cache:
                 return self._cache[binary]
@@ -152,23 +156,26 @@ class _VersionCache:
         if not adapter.version_args:
             v.set(adapter.tested_version)
             return v
-        threading.Thread(target=self._probe, args=(binary, adapter, v), daemon=True).start()
+        threading.Thread(target=self._probe, args=(binary, adapter, env, v), daemon=True).start()
         return v
 
-    def _probe(self, binary: str, adapter, v: _Version) -> None:
-        v.set(probe_version(binary, adapter, self.raw_dir, min(self.timeout_s, 15)))
+    def _probe(self, binary: str, adapter, env: dict[str, str], v: _Version) -> None:
+        v.set(probe_version(binary, adapter, self.raw_dir, self.timeout_s, env))
 
 
-def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float) -> str | None:
-    """The first version-looking token ``<bin> <version_args>`` prints, or None."""
+def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float,
+                  env: dict[str, str] | None = None) -> str | None:
+    """The first version-looking token ``<bin> <version_args>`` prints, or None. Runs with the
+    participant's ``env`` so a CLI with its own home or cache does not write to the default."""
     from disputatio.adapters.base import Invocation
 
     stem = _stem(f"{adapter.name}-{Path(binary).name}-version")
-    cap = transport.run(Invocation(argv=(binary, *adapter.version_args)), Path.cwd(),
-                        timeout_s, raw_dir, stem)
+    cap = transport.run(Invocation(argv=(binary, *adapter.version_args), env=dict(env or {})),
+                        Path.cwd(), timeout_s, raw_dir, stem)
     if cap.spawn_error or cap.timed_out or cap.exit_code:
         return None
-    m = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+.\w]*)?", cap.read_stdout(4096) + cap.read_stderr(4096))
+    text = cap.read_stdout(4096) + cap.read_stderr(4096)
+    m = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]*\w)?", text)
     return m.group(0) if m else None
 
 

@@ -333,3 +333,62 @@ def cli_setup(
     else:
         raise ValueError(f"unknown CLI {name!r}; known: {', '.join(NAMES)}")
     return env, args, model
+
+
+def participant_entry(name: str, bin_path: Path, server_url: str, home: Path,
+                      display: str | None = None) -> dict:
+    """One disputatio participant entry (as YAML data) for CLI ``name`` from ``cli_setup``."""
+    env, args, model = cli_setup(name, server_url, home)
+    entry: dict = {"adapter": name, "name": display or name, "bin": str(bin_path),
+                   "env": {**env, "TERM": "dumb"}}
+    if model:
+        entry["model"] = model
+    if args:
+        entry["extra_args"] = args
+    return entry
+
+
+def write_lineup(path: Path, bins: dict[str, Path], server_url: str, homes: Path,
+                 names: tuple[str, ...] = NAMES, judge: str = "claude",
+                 **top: object) -> Path:
+    """A disputatio config with every CLI in ``names`` pointed at ``server_url``.
+
+    Each participant gets its own home under ``homes``. The judge is CLI ``judge`` set up
+    exactly like that participant (same home), so ``--doctor`` checks it once.
+    """
+    import yaml  # the real tier runs inside disputatio's venv, which has pyyaml
+
+    participants = [participant_entry(n, bins[n], server_url, homes / n) for n in names]
+    judge_entry = participant_entry(judge, bins[judge], server_url, homes / judge,
+                                    display="judge")
+    data = {**top, "participants": participants, "judge": judge_entry}
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    """A minimal process environment for running disputatio itself: no user config, no keys."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TERM": "dumb",
+            "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+            # copilot's ``--version`` probe (run without the participant's env) unpacks 235 MB
+            # into $XDG_CACHE_HOME on first use: point it at the shared, already unpacked copy
+            "XDG_CACHE_HOME": str(shared_xdg_cache()), **extra}
+
+
+def lingering(marker: str) -> list[tuple[int, str]]:
+    """Live processes whose environment or command line mentions ``marker`` (pid, cmdline)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes()
+            cmdline = (proc / "cmdline").read_bytes()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == "Z":
+            continue
+        if marker.encode() in environ or marker.encode() in cmdline:
+            found.append((int(proc.name), cmdline.replace(b"\0", b" ").decode(errors="replace")))
+    return found

@@ -41,6 +41,12 @@ class Codex:
     def parse(self, capture: Capture) -> TurnResult:
         failed = c.preflight(capture)
         if failed:
+            if capture.timed_out:
+                # codex retries forever without a network; its last word says why
+                said = [e.get("message") for e in capture.stdout_json_lines()
+                        if e.get("type") == "error" and e.get("message")]
+                if said:
+                    failed.message = c.one_line(f"{failed.message}; codex last said: {said[-1]}")
             return failed
         session = answer = turn_failed = last_error = None
         usage: dict = {}

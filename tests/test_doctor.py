@@ -1,0 +1,249 @@
+"""``--doctor`` and ``--init`` as a user runs them, with no real CLI: simulated participants
+and fake ``claude``/``codex``/``gemini`` scripts that print the real CLIs' captured output.
+
+Why: the canary's verdict (✓/✗ in the CLI's own words), the exit codes and what ``--init``
+writes (or refuses to write) must hold without any account or network.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import ROOT, run_cli, sim, write_config
+from disputatio.config import DebateConfig
+
+CAPTURES = ROOT / "tests" / "fixtures" / "captures"
+LINE = re.compile(r"^([✓✗]) (\S+) \((\S+), (\S+) ([^)]*)\): (.*)$")
+
+# ``--init`` in a subprocess whose find_binary sees only $HOME-relative install dirs, so a
+# real CLI in /usr/local/bin (or /opt/homebrew/bin) cannot leak into the test
+INIT = ("import sys; from disputatio import doctor; "
+        "doctor.USUAL_DIRS = tuple(d for d in doctor.USUAL_DIRS if d.startswith('~')); "
+        "from disputatio.cli import main; sys.argv[0] = 'disputatio'; main()")
+
+
+def lines(stderr: str) -> list[tuple[str, str, str]]:
+    """(mark, name, rest) for every ✓/✗ health line."""
+    return [(m.group(1), m.group(2), m.group(6)) for m in map(LINE.match, stderr.splitlines())
+            if m]
+
+
+def fake_cli(path: Path, version: str, capture: str | None, exit_code: int = 0,
+             stderr: str = "") -> Path:
+    """A script standing in for a real CLI: ``--version`` answers ``version``; a turn reads
+    the prompt from stdin, logs argv and stdin beside itself, and prints a real capture."""
+    body = f'''#!{sys.executable}
+import json, pathlib, sys
+if "--version" in sys.argv:
+    print({version!r})
+    sys.exit(0)
+prompt = sys.stdin.read()
+log = pathlib.Path(__file__).with_suffix(".calls")
+with log.open("a") as fh:
+    fh.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt}}) + "\\n")
+capture = {str(CAPTURES / capture) if capture else None!r}
+if capture:
+    sys.stdout.write(pathlib.Path(capture).read_text())
+sys.stderr.write({stderr!r})
+sys.exit({exit_code})
+'''
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    path.chmod(0o755)
+    return path
+
+
+def fake_claude(path: Path) -> Path:
+    return fake_cli(path, "2.1.197 (Claude Code)", "claude/success.stdout")
+
+
+def fake_codex(path: Path) -> Path:
+    return fake_cli(path, "codex-cli 0.171.0", "codex/success.stdout")
+
+
+def stale_gemini(path: Path) -> Path:
+    """An npm shim left behind by an uninstall: the version still answers, a turn cannot."""
+    return fake_cli(path, "0.61.0", None, exit_code=1,
+                    stderr="Error: Cannot find module '/usr/lib/node_modules/@google/gemini-cli"
+                           "/dist/index.js'\n")
+
+
+def calls(script: Path) -> list[dict]:
+    import json
+
+    log = script.with_suffix(".calls")
+    return [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+
+
+# --- --doctor ----------------------------------------------------------------------------
+
+def test_doctor_healthy_lineup_exits_0(home):
+    cfg = write_config(home / "c.yaml", [sim("a"), sim("b")])
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    assert [(m, n) for m, n, _ in lines(r.stderr)] == [("✓", "a"), ("✓", "b"), ("✓", "judge")]
+    assert all(rest.startswith("ok in ") for _, _, rest in lines(r.stderr))
+    assert "all 3 CLIs healthy" in r.stderr
+    assert not (home / ".debate").exists()
+
+
+def test_doctor_demo_lineup(home):
+    r = run_cli("--doctor", "--demo", cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert [n for _, n, _ in lines(r.stderr)] == ["advocate", "skeptic", "pragmatist", "judge"]
+
+
+def test_doctor_names_each_failure_in_the_clis_words(home):
+    cfg = write_config(home / "c.yaml", [
+        sim("a"), sim("broken", DISPUTATIO_SIM_FAIL=1),
+        {"adapter": "claude", "name": "gone", "bin": "/nonexistent/claude"},
+    ])
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout == ""
+    got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
+    assert got["a"][0] == "✓" and got["judge"][0] == "✓"
+    assert got["broken"] == ("✗", "api_error: simulated failure: the participant was told "
+                                   "to fail")
+    assert got["gone"][0] == "✗" and got["gone"][1].startswith("not_installed: ")
+    assert "/nonexistent/claude" in got["gone"][1]
+    assert "✗ gone (Anthropic, claude version unknown): not_installed" in r.stderr
+    assert "error: 2 of 4 CLIs failed" in r.stderr
+
+
+def test_doctor_canary_times_out(home):
+    cfg = write_config(home / "c.yaml", [sim("a"), sim("stuck", DISPUTATIO_SIM_HANG=1)])
+    r = run_cli("--doctor", "--config", str(cfg), "--timeout", "0.02", cwd=home, timeout=60)
+    assert r.returncode == 1, r.stderr
+    got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
+    assert got["stuck"][0] == "✗" and got["stuck"][1].startswith("timeout: no answer within")
+    assert got["a"][0] == "✓"
+
+
+def test_doctor_real_adapter_through_a_fake_cli(home, tmp_path):
+    claude = fake_claude(tmp_path / "bin" / "claude")
+    cfg = write_config(home / "c.yaml", [{"adapter": "claude", "bin": str(claude)}, sim("b")])
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert "✓ claude (Anthropic, claude 2.1.197): ok in" in r.stderr
+    assert "warning:" not in r.stderr  # the tested version: no drift warning
+    [call] = calls(claude)
+    assert call["argv"][:1] == ["-p"] and "connectivity check" in call["stdin"]
+
+
+def test_doctor_reads_copilots_version_without_its_full_stop(home, tmp_path):
+    copilot = fake_cli(tmp_path / "bin" / "copilot",
+                       "GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.",
+                       "copilot/success.stdout")
+    cfg = write_config(home / "c.yaml", [{"adapter": "copilot", "bin": str(copilot)}, sim("b")])
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert "(GitHub, copilot 1.0.102): ok" in r.stderr and "warning:" not in r.stderr
+
+
+# --- --init ------------------------------------------------------------------------------
+
+def run_init(tmp_path: Path, bindir: Path, *args: str) -> subprocess.CompletedProcess:
+    """``disputatio --init`` with PATH = ``bindir`` only, HOME and XDG_CONFIG_HOME in tmp."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DISPUTATIO_"))}
+    env.update(PATH=str(bindir), HOME=str(tmp_path / "home"),
+               XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    bindir.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, "-c", INIT, "--init", *args], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+def config_file(tmp_path: Path) -> Path:
+    return tmp_path / "xdg" / "disputatio" / "config.yaml"
+
+
+def test_init_writes_the_clis_that_answered(tmp_path):
+    bindir = tmp_path / "bin"
+    claude = fake_claude(bindir / "claude")
+    gemini = stale_gemini(bindir / "gemini")
+    # codex is not on PATH but in ~/.local/bin, one of the usual install dirs
+    codex = fake_codex(tmp_path / "home" / ".local" / "bin" / "codex")
+    r = run_init(tmp_path, bindir)
+    assert r.returncode == 0, r.stderr
+    target = config_file(tmp_path)
+    assert r.stdout == f"{target}\n"
+    got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
+    assert got["claude"][0] == "✓" and got["codex"][0] == "✓", r.stderr
+    assert got["gemini"][0] == "✗" and "Cannot find module" in got["gemini"][1], r.stderr
+    for missing in ("copilot", "pi"):
+        assert f"✗ {missing}: not found on PATH or in the usual install dirs" in r.stderr
+    text = target.read_text()
+    assert text.startswith("# written by `disputatio --init`")
+    data = yaml.safe_load(text)
+    DebateConfig.model_validate(data)
+    assert data["participants"] == [{"adapter": "claude"},
+                                    {"adapter": "codex", "bin": str(codex)}]
+    assert data["judge"] == {"adapter": "claude", "name": "judge"}
+    assert "wrote a lineup of 2 CLIs, judge claude" in r.stderr
+    # each canary went through the adapter's real command line, prompt on stdin
+    assert calls(claude)[0]["argv"][0] == "-p" and calls(codex)[0]["argv"][:2] == ["exec",
+                                                                                    "--json"]
+    assert all("connectivity check" in c["stdin"] for c in calls(claude) + calls(codex)
+               + calls(gemini))
+
+
+def test_init_with_one_working_cli_writes_nothing(tmp_path):
+    bindir = tmp_path / "bin"
+    fake_claude(bindir / "claude")
+    stale_gemini(bindir / "gemini")
+    r = run_init(tmp_path, bindir)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout == ""
+    assert "error: found 1 working CLI(s); a debate needs two" in r.stderr
+    assert "nothing was written" in r.stderr
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_init_with_no_cli_at_all(tmp_path):
+    r = run_init(tmp_path, tmp_path / "bin")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.count("not found on PATH or in the usual install dirs") == 5
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_init_backs_up_the_previous_config_unless_forced(tmp_path):
+    bindir = tmp_path / "bin"
+    fake_claude(bindir / "claude")
+    fake_codex(bindir / "codex")
+    target = config_file(tmp_path)
+    target.parent.mkdir(parents=True)
+    mine = write_config(target, [sim("a"), sim("b")]).read_text()
+    r = run_init(tmp_path, bindir)
+    assert r.returncode == 0, r.stderr
+    [backup] = target.parent.glob("config.yaml.bak-*")
+    assert backup.read_text() == mine
+    assert re.fullmatch(r"config\.yaml\.bak-\d{8}T\d{6}Z", backup.name)
+    assert f"backed up the previous config to {backup}" in r.stderr
+    written = target.read_text()
+    r = run_init(tmp_path, bindir, "--force")
+    assert r.returncode == 0, r.stderr
+    assert list(target.parent.glob("config.yaml.bak-*")) == [backup]
+    assert backup.read_text() == mine  # not replaced by a same-second backup either
+    assert "backed up" not in r.stderr and target.read_text() == written
+
+
+def test_init_replaces_a_broken_user_config(tmp_path):
+    bindir = tmp_path / "bin"
+    fake_claude(bindir / "claude")
+    fake_codex(bindir / "codex")
+    target = config_file(tmp_path)
+    target.parent.mkdir(parents=True)
+    target.write_text("participants: [\n")
+    r = run_init(tmp_path, bindir)
+    assert r.returncode == 0, r.stderr
+    assert [p.read_text() for p in target.parent.glob("config.yaml.bak-*")] == [
+        "participants: [\n"]
