@@ -6,6 +6,7 @@ ledger, or --doctor an unhealthy CLI), 2 usage or config error, 130 interrupted.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -114,6 +115,14 @@ def main_command(
         _fail(str(exc), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        _fail(f"cannot access{where}: {exc.strerror or exc}", 1)
+    except Exception as exc:  # a bug: one line, the ledger keeps what was done
+        if os.environ.get("DISPUTATIO_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set DISPUTATIO_DEBUG=1 for the "
+              "traceback)", 1)
     if outcome.message:
         stream = sys.stderr
         print(outcome.message if outcome.code in (0, 130) or outcome.status == "verified"
