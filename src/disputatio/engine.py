@@ -4,6 +4,7 @@ its adapter and the shared transport; every finished turn is appended to the led
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import threading
@@ -18,6 +19,7 @@ from disputatio.adapters.base import INTERRUPTED, TurnRequest
 from disputatio.config import Participant
 from disputatio.ledger import Ledger
 from disputatio.protocols.base import Step, TurnSpec
+from disputatio.workspace import agent_env
 
 VERSION_WAIT_S = 3.0
 
@@ -79,7 +81,9 @@ class Engine:
         waited = time.monotonic()
         cwd = self.workspaces.path_for(spec.role)
         waited = time.monotonic() - waited
-        capture = transport.run(invocation, cwd, self.timeout_s, self.raw_dir, stem)
+        # nothing in the agent's environment may lead back to the user's repository
+        env = agent_env(os.environ, cwd, getattr(self.workspaces.snapshot, "repo", None))
+        capture = transport.run(invocation, cwd, self.timeout_s, self.raw_dir, stem, env)
         result = adapter.parse(capture)
         data = {
             **base, "ok": result.ok, "text": result.text, "failure": result.failure,

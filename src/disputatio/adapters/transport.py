@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from disputatio.adapters.base import Capture, Invocation
@@ -30,14 +31,20 @@ def run(
     timeout_s: float | None,
     raw_dir: Path,
     stem: str,
+    base_env: Mapping[str, str] | None = None,
 ) -> Capture:
-    """Run one invocation to completion, timeout or interruption; never raises for the child."""
+    """Run one invocation to completion, timeout or interruption; never raises for the child.
+
+    The child's environment is ``base_env`` (default: ours) plus the invocation's additions,
+    with ``PWD``/``OLDPWD`` pointing at ``cwd``.
+    """
     raw_dir.mkdir(parents=True, exist_ok=True)
     stdout_path = raw_dir / f"{stem}.stdout"
     stderr_path = raw_dir / f"{stem}.stderr"
     scratch = raw_dir / f"{stem}.files"
     argv, env_add = _place_files(invocation, scratch)
-    env = {**os.environ, **env_add, "PWD": str(cwd), "OLDPWD": str(cwd)}
+    base = os.environ if base_env is None else base_env
+    env = {**base, **env_add, "PWD": str(cwd), "OLDPWD": str(cwd)}
 
     stdin_path = None
     if invocation.stdin is not None:
