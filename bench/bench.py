@@ -181,7 +181,7 @@ def isolation(root: Path, n: int = 4) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--latency", type=float, default=2.0, help="simulated agent latency (s)")
+    ap.add_argument("--latency", type=float, default=5.0, help="simulated agent latency (s)")
     ap.add_argument("--skip-isolation", action="store_true")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
