@@ -3,18 +3,11 @@ third-party reports; these tests pin our reading of them, not agy's behaviour.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from captures import made
 from disputatio.adapters.agy import ADAPTER, INLINE_LIMIT
-from disputatio.adapters.base import API_ERROR, AUTH, EMPTY, RATE_LIMIT, Capture, TurnRequest
-
-
-def made(tmp_path: Path, stdout: str = "", stderr: str = "", exit_code: int = 0) -> Capture:
-    (tmp_path / "o").write_text(stdout)
-    (tmp_path / "e").write_text(stderr)
-    return Capture(tmp_path / "o", tmp_path / "e", exit_code=exit_code)
+from disputatio.adapters.base import API_ERROR, AUTH, EMPTY, RATE_LIMIT, TurnRequest
 
 
 def test_small_prompt_rides_attached_to_print():

@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from captures import FIX, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
     EMPTY,
     RATE_LIMIT,
     UNPARSEABLE,
-    Capture,
     TurnRequest,
 )
 from disputatio.adapters.gemini import ADAPTER
-
-FIX = Path(__file__).parent / "fixtures" / "captures"
-EXITS = {k: v["exit"] for k, v in json.loads((FIX / "manifest.json").read_text()).items()}
-
-
-def real(case: str) -> Capture:
-    """A recorded run of the real CLI: its stdout/stderr files and its exit code."""
-    return Capture(FIX / f"{case}.stdout", FIX / f"{case}.stderr", exit_code=EXITS[case])
-
-
-def made(tmp_path: Path, stdout: str = "", stderr: str = "", exit_code: int = 0) -> Capture:
-    (tmp_path / "o").write_text(stdout)
-    (tmp_path / "e").write_text(stderr)
-    return Capture(tmp_path / "o", tmp_path / "e", exit_code=exit_code)
 
 
 def test_argv_is_exact_and_the_prompt_goes_on_stdin():
