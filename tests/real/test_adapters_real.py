@@ -17,8 +17,8 @@ from disputatio import adapters
 from disputatio.adapters import transport
 from disputatio.adapters.base import AUTH, TurnRequest, TurnResult
 
-from .clis import NAMES, RealCliUnavailable, cli_setup, ensure_installed
-from .model_server import Rule, ScriptedModelServer, Status, Text, ToolCall
+from .clis import NAMES, cli_setup
+from .model_server import Rule, Status, Text, ToolCall
 
 pytestmark = pytest.mark.real
 
@@ -32,18 +32,14 @@ WRITES = {
 }
 
 
-@pytest.fixture(scope="module")
-def bins() -> dict[str, Path]:
-    try:
-        return ensure_installed()
-    except RealCliUnavailable as exc:
-        pytest.skip(f"real agent CLIs unavailable: {exc}")
+@pytest.fixture
+def bins(real_clis) -> dict[str, Path]:
+    return real_clis
 
 
 @pytest.fixture
-def server():
-    with ScriptedModelServer() as srv:
-        yield srv
+def server(model_server):
+    return model_server
 
 
 def turn(name: str, bins: dict, server, tmp_path: Path, git: bool = False) -> TurnResult:
