@@ -77,3 +77,25 @@ def test_failed_turn_marked_in_debate_md_and_interrupted_turn_noted():
     assert "**Failed (auth):** Not logged in" in md
     assert "**Did not finish**" in md
     assert "codex did not finish its proposal turn" in md
+
+
+def test_evidence_summary_and_repo_mode_warning():
+    repo_started = started()
+    repo_started.data["repo"] = "/src/project"
+    evs = [repo_started, *turn("proposal/a", "a", "proposal", evidence={"commands": 0}),
+           *turn("proposal/codex", "codex", "proposal", evidence={"commands": 0})]
+    arts = render_all(evs, "resolved")
+    assert "evidence: 0 of 2 observed turns ran commands" in arts.files["debate.md"]
+    assert "**Unverified.** No participant ran a command" in arts.files["debate.md"]
+    import json
+
+    assert json.loads(arts.files["debate.json"])["warnings"]
+    evs[2].data["evidence"] = {"commands": 3}
+    arts = render_all(evs, "resolved")
+    assert "Unverified" not in arts.files["debate.md"]
+    assert "evidence: 1 of 2 observed turns ran commands" in arts.files["debate.md"]
+
+
+def test_no_repo_no_evidence_warning():
+    evs = [started(), *turn("proposal/a", "a", "proposal", evidence={"commands": 0})]
+    assert "Unverified" not in render_all(evs, "resolved").files["debate.md"]

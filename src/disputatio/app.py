@@ -19,6 +19,7 @@ from disputatio.config import DebateConfig, Participant
 from disputatio.engine import Engine, Seat
 from disputatio.progress import warn
 from disputatio.protocols.base import DebateState, Done, parse_status
+from disputatio.render import summary
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEBATES = ".debate"
@@ -175,6 +176,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     primary = _write(debate_dir, led.events, done.status, done.reason)
     if not quiet:
         print(_summary_line(led.events, done), file=sys.stderr)
+    _warn_unbacked(led.events)
     code = EXIT_FAILED if done.status in ("aborted", "failed") else EXIT_OK
     message = done.reason if code else ""
     if done.status == "needs_input":
@@ -186,22 +188,22 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     return Outcome(code, primary, done.status, message)
 
 
-def _summary_line(events, done: Done) -> str:
-    from disputatio.render import summary
+def _warn_unbacked(events) -> None:
+    state = DebateState.from_events(events)
+    w = summary.evidence_warning(summary.totals(summary.turns(events)),
+                                 bool(state.started.get("repo")))
+    if w:
+        warn(w)
 
+
+def _summary_line(events, done: Done) -> str:
     views = summary.turns(events)
     t = summary.totals(views)
-    wall = _wall_seconds(events)
+    wall = summary.wall_seconds(events)
     people = len(DebateState.from_events(events).participants)
     return (f"{done.status} · {people} participants · {t.turns} turns · "
             f"{summary.fmt_duration(wall)} · {summary.fmt_cost(t)} · "
             f"{summary.fmt_tokens(t.tokens)}")
-
-
-def _wall_seconds(events) -> float:
-    """Wall time of the debate from the ledger's own timestamps (across resumes, too)."""
-    stamps = [datetime.fromisoformat(e.ts.replace("Z", "+00:00")) for e in events]
-    return (max(stamps) - min(stamps)).total_seconds() if stamps else 0.0
 
 
 def _write(debate_dir: Path, events, status: str, reason: str) -> Path:

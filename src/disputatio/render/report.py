@@ -45,6 +45,9 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
     degraded = summary.degradations(views)
     if degraded:
         lines += ["> **Degraded debate.** " + " · ".join(degraded), ""]
+    unbacked = summary.evidence_warning(t, bool(state.started.get("repo")))
+    if unbacked:
+        lines += [f"> **Unverified.** {unbacked[0].upper()}{unbacked[1:]}.", ""]
     lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
               f"- **Participants:** {', '.join(state.participants)}",
               f"- **Judge:** {state.judge}" + (f" · **Synthesizer:** {state.synthesizer}"
@@ -70,10 +73,13 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
             lines += [f"**Failed ({v.failure}):** {v.message}", ""]
         else:
             lines += ["**Did not finish** (the debate was interrupted during this turn).", ""]
+    wall = summary.fmt_duration(summary.wall_seconds(events))
     lines += ["## Totals", "",
               f"{len(state.participants)} participants · {t.turns} turns "
-              f"({t.failed} failed) · agent time {summary.fmt_duration(t.agent_s)} · "
-              f"{summary.fmt_cost(t)} · {summary.fmt_tokens(t.tokens)}", ""]
+              f"({t.failed} failed) · wall time {wall} · "
+              f"agent time {summary.fmt_duration(t.agent_s)} · "
+              f"{summary.fmt_cost(t)} · {summary.fmt_tokens(t.tokens)} · "
+              f"{summary.evidence_line(t)}", ""]
     return "\n".join(lines)
 
 
@@ -96,6 +102,7 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
         "synthesizer": state.synthesizer,
         "answers": state.answers,
         "degraded": summary.degradations(views),
+        "warnings": [w for w in [summary.evidence_warning(t, bool(started.get("repo")))] if w],
         "turns": [{
             "turn_id": v.turn_id, "role": v.role, "seat": v.seat, "phase": v.phase,
             "round": v.round, "adapter": v.adapter, "ok": v.ok, "failure": v.failure,
@@ -105,6 +112,7 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
         } for v in views],
         "totals": {
             "turns": t.turns, "failed": t.failed, "agent_s": round(t.agent_s, 3),
+            "wall_s": round(summary.wall_seconds(events), 3),
             "cost_usd": t.cost_usd, "cost_complete": t.cost_complete,
             "tokens": t.tokens or None,
             "turns_with_commands": t.commands_turns, "turns_observed": t.observed_turns,

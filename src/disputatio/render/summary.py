@@ -105,6 +105,28 @@ def degradations(views: list[TurnView]) -> list[str]:
     return out
 
 
+def wall_seconds(events) -> float:
+    """Wall time of the debate from the ledger's own timestamps (across resumes, too)."""
+    from datetime import datetime
+
+    stamps = [datetime.fromisoformat(e.ts.replace("Z", "+00:00")) for e in events]
+    return (max(stamps) - min(stamps)).total_seconds() if stamps else 0.0
+
+
+def evidence_line(t: Totals) -> str:
+    if not t.observed_turns:
+        return "evidence: not observable (these CLIs do not report the commands they run)"
+    return (f"evidence: {t.commands_turns} of {t.observed_turns} observed turns ran commands")
+
+
+def evidence_warning(t: Totals, repo_mode: bool) -> str | None:
+    """In repo mode, a debate where no observed turn ran anything rests on assertion alone."""
+    if repo_mode and t.observed_turns and not t.commands_turns:
+        return ("no participant ran a command (no test run, no git diff): the debate rests on "
+                "reading and assertion")
+    return None
+
+
 def fmt_cost(t: Totals) -> str:
     if t.cost_usd is None:
         return "cost unknown"
