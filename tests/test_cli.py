@@ -242,3 +242,31 @@ def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
     assert any(e.type == "turn_interrupted" and e.data["role"] == "b" for e in events)
     hung = subprocess.run(["pgrep", "-f", "disputatio.simulated b"], capture_output=True)
     assert hung.stdout == b"", "a simulated agent survived the interruption"
+
+
+def test_secrets_reach_the_agent_but_never_the_disk(home):
+    """An env value or a credential flag is passed to the CLI as given, and recorded nowhere."""
+    agent = home / "echo_key.sh"
+    agent.write_text("#!/bin/sh\ncat >/dev/null\necho \"key=$MY_API_TOKEN url=$DATABASE_URL\"\n")
+    agent.chmod(0o755)
+    secret, url = "sk-live-0123456789", "postgres://u:hunter2@db/x"
+    participant = {"adapter": "command", "name": "env-echo", "argv": [str(agent)],
+                   "env": {"MY_API_TOKEN": secret, "DATABASE_URL": url},
+                   "extra_args": ["--api-key", secret, "--token=" + secret]}
+    cfg = write_config(home / "d.yaml", [participant, sim("b")], rounds=0)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    folder = one_path(r.stdout).parent
+    assert f"key={secret} url={url}" in (folder / "raw" / "proposal--env-echo.stdout").read_text()
+    for name in ("events.jsonl", "debate.json"):
+        text = (folder / name).read_text()
+        assert secret not in text.replace(f"key={secret} url={url}", ""), name
+        assert "hunter2" not in text.replace(f"key={secret} url={url}", ""), name
+    lineup = folder / "lineup.json"
+    assert lineup.stat().st_mode & 0o077 == 0 and secret in lineup.read_text()
+
+
+def test_a_participant_named_like_the_judge_is_refused(home):
+    cfg = write_config(home / "d.yaml", [sim("judge"), sim("b")])
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2 and "the judge's name 'judge' is also a participant's" in r.stderr

@@ -3,6 +3,8 @@ the CLI only maps it to stdout and an exit code."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import signal
 import sys
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from disputatio import __version__, config, ledger, protocols, render
+from disputatio import __version__, config, ledger, protocols, redact, render
 from disputatio import progress as progress_view
 from disputatio.adapters import transport
 from disputatio.config import DebateConfig, Participant
@@ -22,6 +24,7 @@ from disputatio.protocols.base import DebateState, Done, parse_status
 from disputatio.render import summary
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+LINEUP_FILE = "lineup.json"
 DEBATES = ".debate"
 
 
@@ -61,6 +64,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     led = ledger.Ledger(debate_dir / "events.jsonl")
     synth = cfg.synthesizer or cfg.judge
     lineup = {p.display: p for p in cfg.participants}
+    lineup_sha = _write_lineup(debate_dir, lineup, cfg.judge, synth)
     led.append("debate_started", {
         "quaestio": quaestio, "protocol": protocol, "version": __version__,
         "rounds": cfg.rounds, "timeout_s": cfg.timeout_minutes * 60,
@@ -71,6 +75,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
         "synthesizer": _synth_name(cfg, synth),
         "lineup": {n: _public(p) for n, p in lineup.items()},
         "seats": {"judge": _public(cfg.judge), "synthesizer": _public(synth)},
+        "lineup_file": LINEUP_FILE, "lineup_sha256": lineup_sha,
     })
     return _drive(debate_dir, led, options.quiet, snapshot)
 
@@ -130,7 +135,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
 
     state = DebateState.from_events(led.events)
     started = state.started
-    seats = _seats(started)
+    seats = _seats(started, debate_dir)
     protocol = protocols.get(started.get("protocol", "disputatio"))
     no_repo = {state.judge} if state.judge != state.synthesizer else set()
     names = list(state.participants) + [state.synthesizer] if repo_roles == "all" \
@@ -289,13 +294,36 @@ def _snapshot_from_ledger(led: ledger.Ledger):
     return snap
 
 
-def _seats(started: dict) -> dict[str, Seat]:
+def _write_lineup(debate_dir: Path, lineup: dict[str, Participant], judge: Participant,
+                  synth: Participant) -> str:
+    """The full lineup, env values included, in a file only the user can read: the ledger
+    keeps a redacted copy, and a resumed debate must run the same CLIs with the same logins."""
+    data = {"lineup": {n: p.model_dump(exclude_none=True) for n, p in lineup.items()},
+            "seats": {"judge": judge.model_dump(exclude_none=True),
+                      "synthesizer": synth.model_dump(exclude_none=True)}}
+    raw = json.dumps(data, indent=2, sort_keys=True).encode()
+    fd = os.open(debate_dir / LINEUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(raw)
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _seats(started: dict, debate_dir: Path) -> dict[str, Seat]:
+    path = debate_dir / started.get("lineup_file", LINEUP_FILE)
+    try:
+        raw = path.read_bytes()
+        private = json.loads(raw)
+    except (OSError, ValueError):
+        raise UsageError(f"{path}: missing or unreadable; the lineup (with its env values) "
+                         "cannot be recovered, so this debate cannot go on") from None
+    if started.get("lineup_sha256") not in (None, hashlib.sha256(raw).hexdigest()):
+        warn(f"{path} was edited since the debate started; running the edited lineup")
     budget = started.get("budget_usd")
-    seats = {n: Seat(Participant.model_validate(p)) for n, p in started["lineup"].items()}
-    seats[started["judge"]] = Seat(Participant.model_validate(started["seats"]["judge"]), budget)
+    seats = {n: Seat(Participant.model_validate(p)) for n, p in private["lineup"].items()}
+    seats[started["judge"]] = Seat(Participant.model_validate(private["seats"]["judge"]), budget)
     synth = started["synthesizer"]
     if synth not in seats:
-        seats[synth] = Seat(Participant.model_validate(started["seats"]["synthesizer"]), budget)
+        seats[synth] = Seat(Participant.model_validate(private["seats"]["synthesizer"]), budget)
     return seats
 
 
@@ -310,15 +338,8 @@ def _synth_name(cfg: DebateConfig, synth: Participant) -> str:
 
 
 def _public(p: Participant) -> dict:
-    """A participant as recorded in the ledger; env values may hold secrets, so only keys."""
-    data = p.model_dump(exclude_none=True)
-    data["env"] = {k: v if not _secretish(k) else "<redacted>" for k, v in p.env.items()}
-    return data
-
-
-def _secretish(key: str) -> bool:
-    k = key.upper()
-    return any(s in k for s in ("KEY", "TOKEN", "SECRET", "PASSWORD"))
+    """A participant as recorded in the ledger and debate.json: no env values, no credentials."""
+    return redact.participant(p.model_dump(exclude_none=True))
 
 
 def _latest_status(state: DebateState) -> str | None:

@@ -56,8 +56,15 @@ class Participant(BaseModel):
     @field_validator("env", mode="before")
     @classmethod
     def _env_strings(cls, v: Any) -> Any:
+        """YAML gives numbers and booleans; an environment holds strings as a shell would."""
         if isinstance(v, dict):
-            return {str(k): str(x) for k, x in v.items()}
+            def text(x: Any) -> str:
+                if x is None:
+                    return ""
+                if isinstance(x, bool):
+                    return "true" if x else "false"
+                return str(x)
+            return {str(k): text(x) for k, x in v.items()}
         return v
 
     @model_validator(mode="after")
@@ -101,6 +108,21 @@ class DebateConfig(BaseModel):
                 raise ValueError(f"duplicate participant name '{p.display}'; give each a 'name'")
             seen.add(p.display)
         return v
+
+    @model_validator(mode="after")
+    def _roles_have_their_own_names(self) -> DebateConfig:
+        """Seats are found by name: a debater called like the judge would be replaced by it."""
+        names = {p.display for p in self.participants}
+        judge = self.judge.name or "judge"
+        if judge in names:
+            raise ValueError(f"the judge's name '{judge}' is also a participant's; rename one "
+                             "(judge: name: ...)")
+        if self.synthesizer is not None:
+            synth = self.synthesizer.name or "synthesizer"
+            if synth in names or (synth == judge and self.synthesizer != self.judge):
+                raise ValueError(f"the synthesizer's name '{synth}' is already taken; give it "
+                                 "its own (synthesizer: name: ...)")
+        return self
 
 
 BUILTIN = {
@@ -239,7 +261,8 @@ def lineup_warnings(cfg: DebateConfig) -> list[str]:
                        "their positions may converge")
     judge = cfg.judge
     same = [p.display for p in cfg.participants
-            if (p.adapter, p.model, p.bin) == (judge.adapter, judge.model, judge.bin)
+            if (p.adapter, p.model, p.bin, p.argv) == (judge.adapter, judge.model, judge.bin,
+                                                        judge.argv)
             and p.adapter != "simulated"]
     if same:
         out.append(f"the judge is the same CLI and model as debater {same[0]}; "

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from disputatio import adapters, prompts
+from disputatio import adapters, prompts, redact
 from disputatio.adapters import transport
 from disputatio.adapters.base import INTERRUPTED, TurnRequest
 from disputatio.config import Participant
@@ -115,16 +115,8 @@ def _stem(turn_id: str) -> str:
 
 
 def _redact(argv: tuple[str, ...], prompt: str) -> list[str]:
-    """argv as recorded in the ledger: no prompt text, no values of secret-looking flags."""
-    out = []
-    for a in argv:
-        if prompt and a == prompt:
-            out.append("<prompt>")
-        elif re.search(r"(?i)(api[_-]?key|token|secret|password)=", a):
-            out.append(re.sub(r"=.*", "=<redacted>", a))
-        else:
-            out.append(a)
-    return out
+    """argv as recorded in the ledger: no prompt text, no credential values."""
+    return redact.args("<prompt>" if prompt and a == prompt else a for a in argv)
 
 
 class _Version:
