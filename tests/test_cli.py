@@ -270,3 +270,41 @@ def test_a_participant_named_like_the_judge_is_refused(home):
     cfg = write_config(home / "d.yaml", [sim("judge"), sim("b")])
     r = run_cli("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 2 and "the judge's name 'judge' is also a participant's" in r.stderr
+
+
+def test_resume_retries_the_judge_after_a_transient_failure(home):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_FAIL_ONCE": str(home / "judge-failed-once")}}
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 1 and "the judge gave no ruling" in r.stderr
+    folder = one_path(r.stdout).parent
+    r = run_cli("--resume", cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert one_path(r.stdout) == folder / "final-report.md"
+    starts = [e.data["turn_id"] for e in ledger.load(folder / "events.jsonl")
+              if e.type == "turn_started"]
+    assert starts.count("respondeo-1") == 2 and starts.count("proposal/a") == 1
+
+
+def test_resume_of_a_finished_debate_changes_nothing(home):
+    r = run_cli("--demo", cwd=home)
+    folder = one_path(r.stdout).parent
+    before = (folder / "events.jsonl").read_bytes()
+    r = run_cli("--resume", cwd=home)
+    assert r.returncode == 0 and "nothing to resume" in r.stderr
+    assert one_path(r.stdout) == folder / "final-report.md"
+    assert (folder / "events.jsonl").read_bytes() == before
+
+
+def test_continue_refuses_a_tampered_ledger(home):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
+    folder = one_path(run_cli("q", "--config", str(cfg), cwd=home).stdout).parent
+    path = folder / "events.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'"rounds":0', b'"rounds":1', 1))
+    before = path.read_bytes()
+    r = run_cli("--continue", "answers", cwd=home)
+    assert r.returncode == 1 and "does not verify (seq 1" in r.stderr
+    assert path.read_bytes() == before

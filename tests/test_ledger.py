@@ -61,3 +61,25 @@ def test_each_event_is_on_disk_when_append_returns(tmp_path):
     led.append("a", {"x": 1})
     obj = json.loads(path.read_text().splitlines()[0])
     assert obj["type"] == "a" and obj["seq"] == 1 and len(obj["hash"]) == 64
+
+
+def test_last_event_missing_only_its_newline_is_kept(tmp_path):
+    path = tmp_path / "events.jsonl"
+    led = ledger.Ledger(path)
+    led.append("a", {})
+    led.append("b", {})
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    led2 = ledger.Ledger(path)
+    assert [e.type for e in led2.events] == ["a", "b"]
+    led2.append("c", {})
+    assert ledger.verify(path) == (True, "ok 3 events")
+
+
+def test_garbage_line_in_the_middle_is_an_error(tmp_path):
+    path = tmp_path / "events.jsonl"
+    led = ledger.Ledger(path)
+    led.append("a", {})
+    with open(path, "ab") as fh:
+        fh.write(b"garbage\n")
+    with pytest.raises(ledger.LedgerError, match="events.jsonl:2: not a ledger event"):
+        ledger.Ledger(path)

@@ -32,6 +32,10 @@ class UsageError(Exception):
     """A problem with what the user asked for: one line, exit 2."""
 
 
+class BrokenLedger(Exception):
+    """The ledger does not verify: nothing is appended to it; one line, exit 1."""
+
+
 @dataclass
 class Outcome:
     code: int
@@ -112,9 +116,23 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None)
 
 
 def resume(debate: Path | None, quiet: bool = False, base: Path | None = None) -> Outcome:
-    """Finish a debate that crashed or was interrupted: only turns with no completion re-run."""
+    """Finish a debate that crashed, was interrupted or stopped on a failure: turns with no
+    completion re-run, and so do the failed turns the debate stopped on (too few proposals, no
+    ruling, no report). A debate that is already done is left as it is."""
     debate_dir, led = _open(debate, base)
-    led.append("resumed", {"version": __version__})
+    state = DebateState.from_events(led.events)
+    protocol = protocols.get(state.started.get("protocol", "disputatio"))
+    step = protocol.next_step(state)
+    retry: list[str] = []
+    if isinstance(step, Done):
+        stopped_on = {"aborted": ("proposal",), "failed": ("respondeo", "redactio")}
+        phases = stopped_on.get(step.status)
+        if phases is None:
+            primary = _write(debate_dir, led.events, step.status, step.reason)
+            return Outcome(EXIT_OK, primary, step.status,
+                           f"nothing to resume: the debate is {step.status.replace('_', ' ')}")
+        retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
+    led.append("resumed", {"version": __version__, "retry": retry})
     return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led))
 
 
@@ -385,7 +403,11 @@ def _open(debate: Path | None, base: Path | None) -> tuple[Path, ledger.Ledger]:
     try:
         led = ledger.Ledger(debate_dir / "events.jsonl")
     except ledger.LedgerError as exc:
-        raise UsageError(str(exc)) from None
+        raise BrokenLedger(f"{exc}; refusing to add to it") from None
+    ok, message = ledger.verify(debate_dir / "events.jsonl")
+    if not ok:
+        raise BrokenLedger(f"{debate_dir}/events.jsonl does not verify ({message}); refusing to "
+                           "add to it")
     if not led.events or led.events[0].type != "debate_started":
         raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
     return debate_dir, led

@@ -113,6 +113,8 @@ def main_command(
                 include_uncommitted=include_uncommitted or None, quiet=quiet))
     except (app.UsageError, config.ConfigError, WorkspaceError) as exc:
         _fail(str(exc), 2)
+    except app.BrokenLedger as exc:
+        _fail(str(exc), 1)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
     except OSError as exc:

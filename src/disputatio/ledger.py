@@ -52,9 +52,9 @@ class Ledger:
         self.path = path
         self._clock = clock
         self._lock = threading.Lock()
-        self.events: list[Event] = load(path) if path.exists() else []
         if path.exists():
-            _truncate_torn_tail(path)
+            _mend_tail(path)
+        self.events: list[Event] = load(path) if path.exists() else []
 
     @property
     def last_hash(self) -> str:
@@ -79,22 +79,29 @@ class Ledger:
 
 
 def load(path: Path) -> list[Event]:
-    """Every complete event; a torn final line (a crash mid-write) is dropped, not an error."""
+    """Every event. A final line without its newline that does not parse is a crash in the
+    middle of an append and is skipped; any other line that is not an event is an error."""
     events: list[Event] = []
     with open(path, "rb") as fh:
         lines = fh.read().split(b"\n")
     for n, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-            events.append(Event(obj["seq"], obj["ts"], obj["type"], obj["data"], obj["prev"],
-                                obj["hash"]))
-        except (ValueError, KeyError, TypeError):
-            if n == len(lines) or (n == len(lines) - 1 and not lines[-1]):
-                break  # torn tail from a crash mid-append
-            raise LedgerError(f"{path}:{n}: not a ledger event") from None
+        event = _parse(raw)
+        if event is None:
+            if n == len(lines):
+                break  # torn tail: no newline was written after it
+            raise LedgerError(f"{path}:{n}: not a ledger event")
+        events.append(event)
     return events
+
+
+def _parse(raw: bytes) -> Event | None:
+    try:
+        obj = json.loads(raw)
+        return Event(obj["seq"], obj["ts"], obj["type"], obj["data"], obj["prev"], obj["hash"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def verify(path: Path) -> tuple[bool, str]:
@@ -123,9 +130,17 @@ def verify(path: Path) -> tuple[bool, str]:
     return True, f"ok {count} events"
 
 
-def _truncate_torn_tail(path: Path) -> None:
-    """Drop a partial last line so the next append starts on a fresh line."""
+def _mend_tail(path: Path) -> None:
+    """Make the file end on a line boundary before appending: a last event that lost only its
+    newline is completed; a partial one (a crash mid-write) is cut off."""
     with open(path, "rb+") as fh:
         data = fh.read()
-        if data and not data.endswith(b"\n"):
-            fh.truncate(data.rfind(b"\n") + 1)
+        if not data or data.endswith(b"\n"):
+            return
+        start = data.rfind(b"\n") + 1
+        if _parse(data[start:]) is not None:
+            fh.write(b"\n")
+        else:
+            fh.truncate(start)
+        fh.flush()
+        os.fsync(fh.fileno())

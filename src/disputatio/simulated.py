@@ -4,7 +4,8 @@ deterministic, clearly labelled text shaped like a real agent's answer. No model
 It powers ``--demo`` and the tests. Behaviour knobs come from the environment, so a config's
 ``env:`` can script it: ``DISPUTATIO_SIM_LATENCY`` (seconds to wait before answering),
 ``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``),
-``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_OUTPUT_MB`` (write that much
+``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_FAIL_ONCE`` (fail only while this
+file does not exist yet, creating it), ``DISPUTATIO_SIM_OUTPUT_MB`` (write that much
 filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer), ``DISPUTATIO_SIM_TOUCH``
 (append to this file in the working directory, as an agent running tests would).
 """
@@ -96,6 +97,11 @@ def main() -> int:
     if touch:  # dirty the working directory, as an agent running tests would
         with open(touch, "a") as fh:
             fh.write("scratch\n")
+    once = env.get("DISPUTATIO_SIM_FAIL_ONCE")
+    if once and not os.path.exists(once):  # fail the first time only: a transient error
+        open(once, "w").close()
+        sys.stderr.write("simulated transient failure\n")
+        return 1
     if env.get("DISPUTATIO_SIM_FAIL"):
         sys.stderr.write("simulated failure: the participant was told to fail\n")
         return 1

@@ -88,6 +88,11 @@ class DebateState:
                                              d["ok"], d.get("text", ""), d.get("failure"),
                                              d.get("message", ""))
                 s.order.append(d["turn_id"])
+            elif ev.type == "resumed":
+                # turns the user asked to try again: forget their failed attempt
+                for tid in d.get("retry", ()):
+                    if s.turns.pop(tid, None) is not None:
+                        s.order.remove(tid)
             elif ev.type == "answers_given":
                 s.answers.append(d["answers"])
             elif ev.type == "finalize_requested":

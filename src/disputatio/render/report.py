@@ -117,6 +117,9 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
             "tokens": t.tokens or None,
             "turns_with_commands": t.commands_turns, "turns_observed": t.observed_turns,
         },
+        # the head of the hash chain: a ledger cut short after this was written shows here
+        "ledger": {"events": len(events),
+                   "head": getattr(events[-1], "hash", None) if events else None},
     }
 
 

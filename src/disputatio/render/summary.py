@@ -105,12 +105,25 @@ def degradations(views: list[TurnView]) -> list[str]:
     return out
 
 
+_SESSION_STARTS = ("debate_started", "resumed", "answers_given", "finalize_requested")
+
+
 def wall_seconds(events) -> float:
-    """Wall time of the debate from the ledger's own timestamps (across resumes, too)."""
+    """Wall time the debate ran, from the ledger's timestamps: each session (the first run, a
+    resume, a --continue) counts from its first event to its last, not the idle time between."""
     from datetime import datetime
 
-    stamps = [datetime.fromisoformat(e.ts.replace("Z", "+00:00")) for e in events]
-    return (max(stamps) - min(stamps)).total_seconds() if stamps else 0.0
+    total, start, last = 0.0, None, None
+    for e in events:
+        ts = datetime.fromisoformat(e.ts.replace("Z", "+00:00"))
+        if e.type in _SESSION_STARTS or start is None:
+            if start is not None and last is not None:
+                total += (last - start).total_seconds()
+            start = ts
+        last = ts
+    if start is not None and last is not None:
+        total += (last - start).total_seconds()
+    return total
 
 
 def evidence_line(t: Totals) -> str:
