@@ -308,3 +308,31 @@ def test_continue_refuses_a_tampered_ledger(home):
     r = run_cli("--continue", "answers", cwd=home)
     assert r.returncode == 1 and "does not verify (seq 1" in r.stderr
     assert path.read_bytes() == before
+
+
+def test_click_usage_errors_are_one_line_exit_2(home):
+    for args in (["--bogus"], ["--rounds", "-1"], ["--timeout", "0"]):
+        r = run_cli(*args, cwd=home)
+        assert r.returncode == 2, args
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+
+
+def test_options_that_would_be_ignored_are_refused(home):
+    for args, said in ((["--demo", "--config", "x.yaml"], "drop --config"),
+                       (["--force", "--demo"], "--force cannot be used with a new debate"),
+                       (["--verify", "--rounds", "3"], "--rounds cannot be used with --verify"),
+                       (["--demo", ""], "the quaestio is empty"),
+                       (["--demo", "--rounds", "25"], "--rounds: Input should be less than")):
+        r = run_cli(*args, cwd=home)
+        assert r.returncode == 2 and said in r.stderr, (args, r.stderr)
+    assert not (home / ".debate").exists()
+
+
+def test_a_missing_cli_is_refused_before_anything_starts(home):
+    cfg = write_config(home / "d.yaml", [sim("a"), {"adapter": "claude", "name": "c",
+                                                    "bin": str(home / "no-such-claude")}])
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("error: c: '") and "not installed" in r.stderr
+    assert not (home / ".debate").exists()

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from disputatio import __version__, config, ledger, protocols, redact, render
 from disputatio import progress as progress_view
 from disputatio.adapters import transport
@@ -60,6 +62,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     if not quaestio.strip():
         raise UsageError("the quaestio is empty: give a question, or --file PATH")
     cfg = _apply(cfg, options)
+    check_binaries(cfg)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg)
     for w in config.lineup_warnings(cfg):
@@ -85,7 +88,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
 
 
 def continue_(answers: str, debate: Path | None, quiet: bool = False,
-              base: Path | None = None) -> Outcome:
+              base: Path | None = None, timeout_minutes: float | None = None) -> Outcome:
     """Give the judge the human's answers; re-rule and, if resolved, draft the report."""
     if not answers.strip():
         raise UsageError("--continue needs the answers to the judge's questions")
@@ -98,10 +101,12 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
         raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
                          "re-draft the report")
     led.append("answers_given", {"answers": answers})
-    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer")
+    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer",
+                  timeout_minutes=timeout_minutes)
 
 
-def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None) -> Outcome:
+def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
+             timeout_minutes: float | None = None) -> Outcome:
     """Re-draft final-report.md from a resolved debate."""
     debate_dir, led = _open(debate, base)
     state = DebateState.from_events(led.events)
@@ -112,10 +117,12 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None)
                          "--continue \"...\" first" if status else
                          f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
     led.append("finalize_requested", {})
-    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer")
+    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer",
+                  timeout_minutes=timeout_minutes)
 
 
-def resume(debate: Path | None, quiet: bool = False, base: Path | None = None) -> Outcome:
+def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
+           timeout_minutes: float | None = None) -> Outcome:
     """Finish a debate that crashed, was interrupted or stopped on a failure: turns with no
     completion re-run, and so do the failed turns the debate stopped on (too few proposals, no
     ruling, no report). A debate that is already done is left as it is."""
@@ -133,7 +140,8 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None) -
                            f"nothing to resume: the debate is {step.status.replace('_', ' ')}")
         retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
     led.append("resumed", {"version": __version__, "retry": retry})
-    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led))
+    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
+                  timeout_minutes=timeout_minutes)
 
 
 def verify(debate: Path | None, base: Path | None = None) -> Outcome:
@@ -148,7 +156,7 @@ def verify(debate: Path | None, base: Path | None = None) -> Outcome:
 # --- the loop ---------------------------------------------------------------------------
 
 def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
-           repo_roles: str = "all") -> Outcome:
+           repo_roles: str = "all", timeout_minutes: float | None = None) -> Outcome:
     from disputatio.workspace import Workspaces
 
     state = DebateState.from_events(led.events)
@@ -165,7 +173,8 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     progress.header(str(debate_dir), ", ".join(state.participants) + f" · judge {state.judge}")
     transport.reset_interrupt()
     workspaces = Workspaces(snapshot, names, no_repo=no_repo)
-    engine = Engine(led, debate_dir, seats, workspaces, started["timeout_s"], progress)
+    timeout_s = timeout_minutes * 60 if timeout_minutes else started["timeout_s"]
+    engine = Engine(led, debate_dir, seats, workspaces, timeout_s, progress)
     done: Done | None = None
     interrupted = False
     try:
@@ -269,16 +278,33 @@ def _interruptible():
 # --- helpers ----------------------------------------------------------------------------
 
 def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
-    updates = {}
-    if o.rounds is not None:
-        updates["rounds"] = o.rounds
-    if o.repo is not None:
-        updates["repo"] = o.repo
-    if o.timeout_minutes is not None:
-        updates["timeout_minutes"] = o.timeout_minutes
-    if o.include_uncommitted is not None:
-        updates["include_uncommitted"] = o.include_uncommitted
-    return cfg.model_copy(update=updates)
+    """Flags over file values, validated like the file (``--rounds 25`` is refused too)."""
+    data = cfg.model_dump(exclude_none=True)
+    flags = {"rounds": o.rounds, "repo": o.repo, "timeout_minutes": o.timeout_minutes,
+             "include_uncommitted": o.include_uncommitted}
+    data.update({k: v for k, v in flags.items() if v is not None})
+    try:
+        return DebateConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise UsageError(f"--{where.replace('_minutes', '').replace('_', '-')}: "
+                         f"{err['msg']}") from None
+
+
+def check_binaries(cfg: DebateConfig) -> None:
+    """Every CLI of the lineup must exist before a debate folder is made and tokens are spent."""
+    from disputatio import adapters
+    from disputatio.engine import resolve_bin
+
+    seats = [*cfg.participants, cfg.judge, *([cfg.synthesizer] if cfg.synthesizer else [])]
+    for p in seats:
+        adapter = adapters.get(p.adapter)
+        name = p.bin or adapter.default_bin or (p.argv[0] if p.argv else "")
+        found = resolve_bin(name)
+        if not (Path(found).is_file() and os.access(found, os.X_OK)):
+            raise UsageError(f"{p.display}: '{name}' is not installed or not on PATH (set 'bin:' "
+                             "in the config, run disputatio --init, or try --demo)")
 
 
 def _snapshot(cfg: DebateConfig):

@@ -48,7 +48,7 @@ def main_command(
         "--timeout", min=0.01, help="Per-turn timeout in minutes (fractions allowed).",
         show_default=False)] = None,
     budget: Annotated[float | None, typer.Option(
-        "--budget", min=0.0, help="Spend cap in USD for the judge and the synthesizer "
+        "--budget", min=0.01, help="Spend cap in USD for the judge and the synthesizer "
         "(where the CLI supports one).", show_default=False)] = None,
     demo: Annotated[bool, typer.Option(
         "--demo", help="Run with the built-in simulated lineup: no accounts, no model.")] = False,
@@ -86,16 +86,33 @@ def main_command(
                                    ("--init", init)) if on]
         if len(actions) > 1:
             raise app.UsageError(f"choose one of {', '.join(actions)}")
-        if actions and (quaestio or file):
-            raise app.UsageError(f"{actions[0]} takes no quaestio")
+        given = {"a quaestio": quaestio is not None, "--file": file is not None,
+                 "--config": config_path is not None, "--repo": repo is not None,
+                 "--include-uncommitted": include_uncommitted, "--rounds": rounds is not None,
+                 "--budget": budget is not None, "--demo": demo,
+                 "--debate": debate is not None, "--force": force,
+                 "--timeout": timeout is not None}
+        allowed = {  # what each action can use; anything else given would be silently ignored
+            None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
+                   "--rounds", "--budget", "--demo", "--timeout"},
+            "--continue": {"--debate", "--timeout"}, "--finalize": {"--debate", "--timeout"},
+            "--resume": {"--debate", "--timeout"}, "--verify": {"--debate"},
+            "--doctor": {"--config", "--demo", "--timeout"}, "--init": {"--force", "--timeout"},
+        }[actions[0] if actions else None]
+        extra = [name for name, on in given.items() if on and name not in allowed]
+        if extra:
+            what = actions[0] if actions else "a new debate"
+            raise app.UsageError(f"{', '.join(extra)} cannot be used with {what}")
+        if demo and config_path is not None:
+            raise app.UsageError("--demo brings its own lineup; drop --config, or drop --demo")
         if verify:
             outcome = app.verify(debate)
         elif continue_answers is not None:
-            outcome = app.continue_(continue_answers, debate, quiet)
+            outcome = app.continue_(continue_answers, debate, quiet, timeout_minutes=timeout)
         elif finalize:
-            outcome = app.finalize(debate, quiet)
+            outcome = app.finalize(debate, quiet, timeout_minutes=timeout)
         elif resume:
-            outcome = app.resume(debate, quiet)
+            outcome = app.resume(debate, quiet, timeout_minutes=timeout)
         elif doctor:
             from disputatio import doctor as doc
 
@@ -144,7 +161,7 @@ def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:
             return file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{file}: cannot read the quaestio: {exc}") from None
-    if quaestio:
+    if quaestio is not None:
         return quaestio
     if demo:
         return "Should we rewrite the backend in Rust?"
@@ -157,5 +174,17 @@ def _fail(message: str, code: int) -> None:
 
 
 def main() -> None:
-    """Console entry point; click's own usage errors also exit 2."""
-    cli(prog_name="disputatio")
+    """Console entry point. Click's own usage errors (an unknown flag, ``--rounds -1``) become
+    one ``error:`` line with exit 2, like every other usage error."""
+    from typer._click import exceptions as click_errors
+
+    try:
+        code = cli(prog_name="disputatio", standalone_mode=False)
+    except click_errors.UsageError as exc:
+        hint = " (see disputatio --help)"
+        print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
+        sys.exit(2)
+    except (click_errors.Abort, KeyboardInterrupt):
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
