@@ -99,3 +99,17 @@ def test_evidence_summary_and_repo_mode_warning():
 def test_no_repo_no_evidence_warning():
     evs = [started(), *turn("proposal/a", "a", "proposal", evidence={"commands": 0})]
     assert "Unverified" not in render_all(evs, "resolved").files["debate.md"]
+
+
+def test_final_report_carries_its_provenance_and_agent_headings_are_demoted():
+    evs = [started(), *turn("proposal/a", "a", "proposal", text="# Big claim\nbody"),
+           *turn("proposal/codex", "codex", "proposal", ok=False, failure="auth",
+                 message="Not logged in"),
+           *turn("respondeo-1", "judge", "respondeo", 1, text="STATUS: RESOLVED\nok"),
+           *turn("redactio-1", "judge", "redactio", 1, text="# Final report\nDo X.")]
+    arts = render_all(evs, "resolved")
+    report = arts.files["final-report.md"]
+    assert report.startswith("> Q?\n>\n> disputatio · 2026-11-29 · 2 participants")
+    assert "**Degraded:** codex failed (auth) in proposal" in report
+    assert report.endswith("# Final report\nDo X.\n")
+    assert "\n### Big claim\n" in arts.files["debate.md"]

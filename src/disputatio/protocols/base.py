@@ -124,7 +124,30 @@ def parse_status(text: str) -> str:
 
 
 def contribution(turn: Turn | None) -> str:
-    """What other agents see of a turn: its text, or a neutral note, never raw error text."""
+    """What other agents see of a turn: its text with its headings demoted below the prompt's
+    own (so no answer can open a section such as "## The human's answers"), or a neutral note,
+    never raw error text."""
     if turn is None or not turn.ok or not turn.text.strip():
         return NO_CONTRIBUTION
-    return turn.text.strip()
+    return demote(turn.text.strip(), 3)
+
+
+_HEADING = re.compile(r"^(#{1,6})(\s)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def demote(text: str, levels: int) -> str:
+    """Push every markdown heading down ``levels`` levels (at most to h6; deeper ones become
+    bold lines), leaving fenced code untouched."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            m = _HEADING.match(line)
+            if m:
+                depth = len(m.group(1)) + levels
+                title = line[m.end():].strip()
+                line = f"{'#' * depth} {title}" if depth <= 6 else f"**{title}**"
+        out.append(line)
+    return "\n".join(out)

@@ -14,6 +14,7 @@ from disputatio.protocols.base import (
     Step,
     TurnSpec,
     contribution,
+    demote,
     parse_status,
 )
 
@@ -68,7 +69,7 @@ def next_step(s: DebateState) -> Step | Done:
         return Step("redactio", (TurnSpec(
             did, s.synthesizer, "synthesizer", "redactio", k, "redactio",
             {"quaestio": s.quaestio, "transcript": render_transcript(s, upto_round=s.rounds),
-             "ruling": ruling.text.strip()}),))
+             "ruling": demote(ruling.text.strip(), 3)}),))
     draft = s.turns[did]
     if not draft.ok:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: {draft.message})")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import PurePath as Path
 
-from disputatio.protocols.base import DebateState, parse_status
+from disputatio.protocols.base import DebateState, demote, parse_status
 from disputatio.render import summary
 
 PHASE_TITLES = {"proposal": "Proposal", "reaction": "Reaction", "respondeo": "Respondeo",
@@ -32,11 +33,28 @@ def render_all(events, status: str, reason: str = "") -> Artifacts:
         primary = name
     drafts = [t for t in state.order if state.turns[t].phase == "redactio" and state.turns[t].ok]
     if drafts:
-        files["final-report.md"] = state.turns[drafts[-1]].text
+        files["final-report.md"] = report_header(state, views, events) + \
+            state.turns[drafts[-1]].text.strip() + "\n"
         primary = "final-report.md"
     files["debate.json"] = json.dumps(debate_json(state, views, status, reason, events),
                                       indent=2, ensure_ascii=False) + "\n"
     return Artifacts(files, primary)
+
+
+def report_header(state: DebateState, views, events) -> str:
+    """Two lines above the deliverable: what it answers and how much to trust it."""
+    when = events[0].ts[:10] if events else ""
+    parts = [f"disputatio · {when}", f"{len(state.participants)} participants",
+             f"judge {state.judge}"]
+    repo = state.started.get("repo")
+    if repo:
+        snap = (state.started.get("snapshot") or "")[:10]
+        parts.append(f"repo {Path(repo).name}@{snap}" if snap else f"repo {Path(repo).name}")
+    degraded = summary.degradations(views)
+    lines = [f"> {_title(state.quaestio)}", f"> {' · '.join(parts)}"]
+    if degraded:
+        lines.append("> **Degraded:** " + " · ".join(degraded))
+    return "\n>\n".join(lines) + "\n\n"
 
 
 def debate_md(state: DebateState, views, status: str, reason: str, events) -> str:
@@ -48,11 +66,19 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
     unbacked = summary.evidence_warning(t, bool(state.started.get("repo")))
     if unbacked:
         lines += [f"> **Unverified.** {unbacked[0].upper()}{unbacked[1:]}.", ""]
+    st = state.started
     lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
+              f"- **Started:** {events[0].ts if events else '?'}",
               f"- **Participants:** {', '.join(state.participants)}",
               f"- **Judge:** {state.judge}" + (f" · **Synthesizer:** {state.synthesizer}"
                                                if state.synthesizer != state.judge else ""),
-              f"- **Rounds:** {state.rounds}", "", "## Quaestio", "", state.quaestio.strip(), ""]
+              f"- **Rounds:** {state.rounds}"]
+    if st.get("repo"):
+        lines.append(f"- **Repository:** {st['repo']} at {(st.get('snapshot') or '?')[:12]}"
+                     + (" plus uncommitted changes" if st.get("include_uncommitted") else ""))
+    if st.get("budget_usd") is not None:
+        lines.append(f"- **Budget (judge, synthesizer):** ${st['budget_usd']:.2f}")
+    lines += ["", "## Quaestio", "", state.quaestio.strip(), ""]
     answers = iter(state.answers)
     for v in views:
         if v.phase == "respondeo" and v.round > 1:
@@ -68,7 +94,7 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
         meta.append("cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}")
         lines += [f"## {title} — {v.role}", "", f"_{' · '.join(meta)}_", ""]
         if v.ok:
-            lines += [v.text.strip(), ""]
+            lines += [demote(v.text.strip(), 2), ""]
         elif v.ok is False:
             lines += [f"**Failed ({v.failure}):** {v.message}", ""]
         else:
@@ -124,5 +150,6 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
 
 
 def _title(quaestio: str) -> str:
-    first = quaestio.strip().splitlines()[0] if quaestio.strip() else "(empty)"
+    first = quaestio.strip().splitlines()[0].lstrip("#").strip() if quaestio.strip() \
+        else "(empty)"
     return first if len(first) <= 80 else first[:79] + "…"
