@@ -336,3 +336,26 @@ def test_a_missing_cli_is_refused_before_anything_starts(home):
     assert r.returncode == 2
     assert r.stderr.strip().startswith("error: c: '") and "not installed" in r.stderr
     assert not (home / ".debate").exists()
+
+
+def test_the_next_run_ends_what_a_killed_run_left_running(home):
+    marker = f"orphan-{os.getpid()}-{time.monotonic_ns()}"
+    agent = home / "forks.sh"
+    agent.write_text(f"#!/bin/sh\ncat >/dev/null\nsh -c 'sleep 300; : {marker}' &\n"
+                     f"echo started > {home}/forked\nsleep 300\n")
+    agent.chmod(0o755)
+    cfg = write_config(home / "d.yaml", [{"adapter": "command", "name": "forks",
+                                          "argv": [str(agent)]}, sim("b")], rounds=0)
+    proc = _start(home, "q", "--config", str(cfg))
+    _wait_for(lambda: (home / "forked").exists())
+    proc.kill()
+    proc.wait()
+
+    def orphans():
+        out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+        return out.split()
+
+    _wait_for(lambda: orphans() != [])   # the grandchild outlived the kill -9 ...
+    r = run_cli("--demo", cwd=home)       # ... until the next run of disputatio
+    assert r.returncode == 0, r.stderr
+    _wait_for(lambda: orphans() == [], timeout=5)

@@ -311,6 +311,7 @@ def _snapshot(cfg: DebateConfig):
     from disputatio.workspace import open_snapshot, sweep_leftovers
 
     sweep_leftovers()
+    transport.sweep_orphans()
     if not cfg.repo:
         return None
     snap = open_snapshot(Path(cfg.repo).expanduser(), cfg.include_uncommitted)
@@ -325,6 +326,7 @@ def _snapshot_from_ledger(led: ledger.Ledger):
         from disputatio.workspace import sweep_leftovers
 
         sweep_leftovers()
+        transport.sweep_orphans()
         return None
     cfg = DebateConfig.model_validate({
         "participants": [{"adapter": "simulated", "name": "a"}, {"adapter": "simulated",

@@ -19,6 +19,9 @@ from pathlib import Path
 from disputatio.adapters.base import Capture, Invocation
 
 TERM_GRACE_S = 2.0
+# every agent process (and whatever it starts) carries its owner in its environment, so a run
+# killed with -9 can have its orphans found and ended by the next run
+OWNER_VAR = "DISPUTATIO_OWNER"
 
 _live: dict[int, subprocess.Popen] = {}
 _live_lock = threading.Lock()
@@ -44,7 +47,7 @@ def run(
     scratch = raw_dir / f"{stem}.files"
     argv, env_add = _place_files(invocation, scratch)
     base = os.environ if base_env is None else base_env
-    env = {**base, **env_add, "PWD": str(cwd), "OLDPWD": str(cwd)}
+    env = {**base, **env_add, "PWD": str(cwd), "OLDPWD": str(cwd), OWNER_VAR: _owner()}
 
     stdin_path = None
     if invocation.stdin is not None:
@@ -127,6 +130,38 @@ def _load_prctl():
 
 
 _prctl = _load_prctl() if sys.platform.startswith("linux") else None
+
+
+def _owner() -> str:
+    from disputatio.snapshot import process_start
+
+    return f"{os.getpid()}:{process_start(os.getpid())}"
+
+
+def sweep_orphans() -> list[int]:
+    """SIGKILL every process left by an agent of a disputatio run that no longer exists (the
+    direct child dies with its parent; a grandchild that outlived a ``kill -9`` does not).
+    A live run's agents are never touched. Linux only; elsewhere nothing to find."""
+    from disputatio.snapshot import process_start
+
+    killed = []
+    needle = OWNER_VAR.encode() + b"="
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        for item in environ.split(b"\0"):
+            if item.startswith(needle):
+                pid_s, _, start = item[len(needle):].decode(errors="replace").partition(":")
+                if pid_s.isdigit() and process_start(int(pid_s)) != start:
+                    try:
+                        os.kill(int(entry.name), signal.SIGKILL)
+                        killed.append(int(entry.name))
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                break
+    return killed
 
 
 def _die_with_parent() -> None:
