@@ -3,7 +3,7 @@
 Why: before disputatio's adapters are trusted with a real CLI, the harness itself must be shown
 to work with that CLI: a scripted answer arrives, a scripted 401 surfaces as a visible failure,
 a scripted tool call round-trips, and a scripted write is stopped by the read-only flags each
-adapter is expected to use (REAL_CLIS.md's recommended headless command lines).
+adapter is expected to use (the headless command lines recorded in research/real-clis.md).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ FILE_CONTENT = "hello-file-content"
 
 def headless_argv(name: str, bin_path: Path, model: str | None, extra: list[str],
                   prompt: str) -> list[str]:
-    """REAL_CLIS.md's recommended headless, read-only command line for each CLI."""
+    """The recommended headless, read-only command line for each CLI (research/real-clis.md)."""
     b = str(bin_path)
     m = [model] if model else []
     if name == "claude":
