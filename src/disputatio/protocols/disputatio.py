@@ -44,7 +44,8 @@ def next_step(s: DebateState) -> Step | Done:
     ok = [p for p in s.participants if s.turns[proposal_id(p)].ok]
     if len(ok) < 2:
         return Done("aborted", f"only {len(ok)} of {len(s.participants)} proposals succeeded; "
-                               "a debate needs at least two")
+                               "a debate needs at least two (once fixed, `disputatio --resume` "
+                               "retries the failed ones)")
     for rnd in range(1, s.rounds + 1):
         missing = [p for p in s.participants if reaction_id(rnd, p) not in s.turns]
         if missing:
@@ -60,7 +61,8 @@ def next_step(s: DebateState) -> Step | Done:
         return Step("respondeo", (_respondeo_turn(s, k),))
     ruling = s.turns[rid]
     if not ruling.ok:
-        return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message})")
+        return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message}); "
+                              "once fixed, `disputatio --resume` asks it again")
     status = parse_status(ruling.text)
     if status != RESOLVED:
         return Done(status.lower())
@@ -72,7 +74,8 @@ def next_step(s: DebateState) -> Step | Done:
              "ruling": demote(ruling.text.strip(), 3)}),))
     draft = s.turns[did]
     if not draft.ok:
-        return Done("failed", f"the synthesizer gave no report ({draft.failure}: {draft.message})")
+        return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
+                              f"{draft.message}); once fixed, `disputatio --resume` asks again")
     return Done("resolved")
 
 
