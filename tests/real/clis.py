@@ -1,7 +1,8 @@
 """The five real agent CLIs, pinned, installed once into a shared cache, and pointed at a stub.
 
 Why pinned: every wire-format and flag detail the scripted model server relies on was probed
-against exactly these versions (see research/real-clis.md); a newer release may change them silently.
+against exactly these versions (see research/real-clis.md); a newer release may change them
+silently.
 
 Why a cache outside the repo: the five packages weigh ~1.1 GB (plus copilot's 235 MB first-run
 unpack), so a test session must reuse one install instead of paying minutes per run.

@@ -15,10 +15,10 @@ import pytest
 
 from disputatio import adapters
 from disputatio.adapters import transport
-from disputatio.adapters.base import AUTH, TurnRequest, TurnResult
+from disputatio.adapters.base import API_ERROR, AUTH, TIMEOUT, TurnRequest, TurnResult
 
 from .clis import NAMES, cli_setup
-from .model_server import Rule, Status, Text, ToolCall
+from .model_server import Hang, Rule, Status, Text, ToolCall
 
 pytestmark = pytest.mark.real
 
@@ -42,7 +42,8 @@ def server(model_server):
     return model_server
 
 
-def turn(name: str, bins: dict, server, tmp_path: Path, git: bool = False) -> TurnResult:
+def turn(name: str, bins: dict, server, tmp_path: Path, git: bool = False,
+         timeout: float = 90) -> TurnResult:
     work = tmp_path / "work"
     work.mkdir()
     (work / "hello.txt").write_text("hello-file-content\n")
@@ -53,9 +54,9 @@ def turn(name: str, bins: dict, server, tmp_path: Path, git: bool = False) -> Tu
         (work / "hello.txt").write_text("changed\n")
     env, extra, model = cli_setup(name, server.url, tmp_path / "home")
     adapter = adapters.get(name)
-    request = TurnRequest(prompt="Say hello", bin=str(bins[name]), model=model, timeout_s=90,
+    request = TurnRequest(prompt="Say hello", bin=str(bins[name]), model=model, timeout_s=timeout,
                           extra_args=tuple(extra), env={**env, "TERM": "dumb"})
-    capture = transport.run(adapter.build(request), work, 90, tmp_path / "raw", "turn")
+    capture = transport.run(adapter.build(request), work, timeout, tmp_path / "raw", "turn")
     return adapter.parse(capture)
 
 
@@ -72,6 +73,20 @@ def test_401_is_auth(name, bins, server, tmp_path):
     server.script(Rule(None, Status(401, "scripted-401")))
     r = turn(name, bins, server, tmp_path)
     assert r.failure == AUTH, r
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_500_is_api_error(name, bins, server, tmp_path):
+    server.script(Rule(None, Status(500, "scripted-500")))
+    r = turn(name, bins, server, tmp_path)
+    assert r.failure == API_ERROR, r
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_model_that_never_answers_is_a_timeout(name, bins, server, tmp_path):
+    server.script(Rule(None, Hang()))
+    r = turn(name, bins, server, tmp_path, timeout=10)
+    assert r.failure == TIMEOUT, r
 
 
 @pytest.mark.parametrize("name", NAMES)
