@@ -177,8 +177,10 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     engine = Engine(led, debate_dir, seats, workspaces, timeout_s, progress)
     done: Done | None = None
     interrupted = False
-    try:
-        with _interruptible() as flag:
+    # the handlers stay in place until the ledger and artifacts are written: a second Ctrl-C
+    # during cleanup must not cut the cleanup short
+    with _interruptible() as flag:
+        try:
             while True:
                 state = DebateState.from_events(led.events)
                 step = protocol.next_step(state)
@@ -193,19 +195,20 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
                 if flag.is_set():
                     interrupted = True
                     break
-    finally:
-        closing = time.monotonic()
-        workspaces.close()
-        cleanup_s = round(time.monotonic() - closing, 3)
-        progress.close()
-    if interrupted:
-        led.append("interrupted", {"reason": "signal"})
-        _write(debate_dir, led.events, "interrupted", "run `disputatio --resume` to finish")
-        return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
-                       f"interrupted; finish it with: disputatio --resume --debate {debate_dir}")
-    led.append("debate_ended", {"status": done.status, "reason": done.reason,
-                                "cleanup_s": cleanup_s})
-    primary = _write(debate_dir, led.events, done.status, done.reason)
+        finally:
+            closing = time.monotonic()
+            workspaces.close()
+            cleanup_s = round(time.monotonic() - closing, 3)
+            progress.close()
+        if interrupted:
+            led.append("interrupted", {"reason": "signal"})
+            _write(debate_dir, led.events, "interrupted", "run `disputatio --resume` to finish")
+            return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
+                           f"interrupted; finish it with: disputatio --resume --debate "
+                           f"{debate_dir}")
+        led.append("debate_ended", {"status": done.status, "reason": done.reason,
+                                    "cleanup_s": cleanup_s})
+        primary = _write(debate_dir, led.events, done.status, done.reason)
     if not quiet:
         print(_summary_line(led.events, done), file=sys.stderr)
     _warn_unbacked(led.events)

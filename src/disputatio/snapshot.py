@@ -187,6 +187,18 @@ def remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def remove_root(root: Path) -> None:
+    """Remove one of our temp roots with its owner marker last: cut short (a second Ctrl-C, a
+    kill -9), what remains still says whose it is, so the next run's sweep can take it."""
+    try:
+        children = [c for c in root.iterdir() if c.name != OWNER_FILE]
+    except OSError:
+        children = []
+    for child in children:
+        remove_tree(child)
+    remove_tree(root)
+
+
 def copy_file(src: Path, dst: Path, mode: int = 0o644) -> None:
     """Copy bytes (in-kernel on Linux) into a path the caller made sure does not exist."""
     shutil.copyfile(src, dst)
@@ -225,7 +237,7 @@ class Snapshot:
     _finalizer: weakref.finalize | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self._finalizer = weakref.finalize(self, remove_tree, self.root)
+        self._finalizer = weakref.finalize(self, remove_root, self.root)
 
     @property
     def closed(self) -> bool:

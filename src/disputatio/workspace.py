@@ -43,6 +43,7 @@ from disputatio.snapshot import (
     open_snapshot,
     own_env,
     process_start,
+    remove_root,
     remove_tree,
 )
 
@@ -153,7 +154,7 @@ class Workspaces:
         for slot in self._slots.values():
             slot.ready.set()  # wake anyone waiting for a checkout that will never come
         t0 = time.monotonic()
-        remove_tree(self.root)
+        remove_root(self.root)
         remove_tree(self.root)  # in case a racing path_for re-created an entry
         self._add(remove_s=time.monotonic() - t0)
         if self.snapshot is not None:
