@@ -112,3 +112,11 @@ def test_example_config_is_valid():
     example = Path(__file__).resolve().parents[1] / "examples" / "debate.yaml"
     cfg = config.parse_file(example)
     assert len(cfg.participants) >= 2
+
+
+def test_a_debater_may_also_be_the_synthesizer_but_not_a_namesake():
+    base = "participants:\n  - {adapter: claude, name: a}\n  - {adapter: codex, name: b}\n" \
+           "judge: {adapter: gemini}\n"
+    cfg = parse_text(base + "synthesizer: {adapter: claude, name: a}\n", "x.yaml")
+    assert cfg.synthesizer.display == "a"
+    assert "already taken" in err(base + "synthesizer: {adapter: pi, name: a}\n")

@@ -119,7 +119,9 @@ class DebateConfig(BaseModel):
                              "(judge: name: ...)")
         if self.synthesizer is not None:
             synth = self.synthesizer.name or "synthesizer"
-            if synth in names or (synth == judge and self.synthesizer != self.judge):
+            same = {p.display: p for p in self.participants}.get(synth)
+            if (same is not None and same != self.synthesizer) or (
+                    synth == judge and self.synthesizer != self.judge):
                 raise ValueError(f"the synthesizer's name '{synth}' is already taken; give it "
                                  "its own (synthesizer: name: ...)")
         return self
