@@ -175,12 +175,7 @@ def test_hostile_agents_cannot_touch_the_user_repo(world, include_uncommitted):
     assert ws.stats["resets"] + ws.stats["rebuilds"] > 0
     ws.close()
 
-    assert user_digest(world) == before
-    fsck = subprocess.run(["git", "--no-optional-locks", "fsck", "--strict", "--no-progress"],
-                          cwd=world["repo"], capture_output=True, text=True)
-    assert fsck.returncode == 0 and "error" not in fsck.stderr, fsck.stderr
-    assert user_digest(world) == before
-    assert list(world["tmp"].iterdir()) == []
+    assert_untouched(world, before)
     assert list(world["hooks_ran"].iterdir()) == []
     assert list(world["canary"].iterdir()) == []
 
@@ -205,3 +200,13 @@ def test_the_scripts_have_teeth(world, how, script):
     before = user_digest(world)
     run_agent(Path(__file__).parent / "hostile" / script, target, world["canary"])
     assert user_digest(world) != before
+
+
+def assert_untouched(world: dict, before) -> None:
+    """The user's repository is byte-identical, fsck-clean, and no temp path survived."""
+    assert user_digest(world) == before
+    fsck = subprocess.run(["git", "--no-optional-locks", "fsck", "--strict", "--no-progress"],
+                          cwd=world["repo"], capture_output=True, text=True)
+    assert fsck.returncode == 0 and "error" not in fsck.stderr, fsck.stderr
+    assert user_digest(world) == before   # fsck itself must not have changed anything
+    assert list(world["tmp"].iterdir()) == []

@@ -14,7 +14,7 @@ import pytest
 import test_hostile
 from conftest import run_cli, write_config
 from disputatio import ledger
-from test_hostile import HOSTILE, user_digest
+from test_hostile import HOSTILE, assert_untouched, user_digest
 from test_transport import MARKER_VAR, gone, kill_survivors
 
 FAKES = Path(__file__).parent / "fakes"
@@ -75,12 +75,7 @@ def test_a_debate_of_hostile_agents_leaves_the_user_repo_untouched(home, world,
         assert (fields["staged"], fields["untracked"]) == ("-", "-")
     assert fields["ignored"] == "-" and fields["remotes"] == "0"
 
-    assert user_digest(world) == before
-    fsck = subprocess.run(["git", "--no-optional-locks", "fsck", "--strict", "--no-progress"],
-                          cwd=world["repo"], capture_output=True, text=True)
-    assert fsck.returncode == 0 and "error" not in fsck.stderr, fsck.stderr
-    assert user_digest(world) == before
-    assert list(world["tmp"].iterdir()) == []
+    assert_untouched(world, before)
     assert list(world["hooks_ran"].iterdir()) == []
     # escape.py's git may run hooks a sibling agent planted in its own checkout (agents are
     # not isolated from each other); disputatio's own git commands must never run one
