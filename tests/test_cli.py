@@ -359,3 +359,43 @@ def test_the_next_run_ends_what_a_killed_run_left_running(home):
     r = run_cli("--demo", cwd=home)       # ... until the next run of disputatio
     assert r.returncode == 0, r.stderr
     _wait_for(lambda: orphans() == [], timeout=5)
+
+
+def test_verify_catches_a_ledger_cut_short(home):
+    folder = one_path(run_cli("--demo", cwd=home).stdout).parent
+    path = folder / "events.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:-3]))
+    r = run_cli("--verify", cwd=home)
+    assert r.returncode == 1 and "cut short" in r.stderr
+
+
+def test_a_torn_last_line_is_a_crash_not_tampering(home):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
+    folder = one_path(run_cli("q", "--config", str(cfg), cwd=home).stdout).parent
+    with open(folder / "events.jsonl", "ab") as fh:
+        fh.write(b'{"seq": 99, "ts": "2026-')   # a crash in the middle of an append
+    r = run_cli("--verify", cwd=home)
+    assert r.returncode == 0 and "torn last line" in r.stderr
+    r = run_cli("--continue", "answers", cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert ledger.verify(folder / "events.jsonl")[0]
+
+
+def test_a_relative_command_runs_from_the_agents_workspace(home):
+    tools = home / "tools"
+    tools.mkdir()
+    agent = tools / "agent.sh"
+    agent.write_text("#!/bin/sh\ncat >/dev/null\necho relative-ok\n")
+    agent.chmod(0o755)
+    cfg = write_config(home / "d.yaml", [{"adapter": "command", "name": "rel",
+                                          "argv": ["tools/agent.sh"]}, sim("b")], rounds=0)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert "relative-ok" in (one_path(r.stdout).parent / "debate.md").read_text()
+
+
+def test_include_uncommitted_without_a_repo_is_refused(home):
+    r = run_cli("--demo", "--include-uncommitted", cwd=home)
+    assert r.returncode == 2 and "needs a repository" in r.stderr

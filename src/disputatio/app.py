@@ -62,6 +62,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     if not quaestio.strip():
         raise UsageError("the quaestio is empty: give a question, or --file PATH")
     cfg = _apply(cfg, options)
+    if cfg.include_uncommitted and not cfg.repo:
+        raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     check_binaries(cfg)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg)
@@ -147,7 +149,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
 def verify(debate: Path | None, base: Path | None = None) -> Outcome:
     debate_dir = _find(debate, base)
     try:
-        ok, message = ledger.verify(debate_dir / "events.jsonl")
+        ok, message = ledger.verify(debate_dir / "events.jsonl", _recorded(debate_dir))
     except OSError as exc:
         raise UsageError(f"{debate_dir}: cannot read the ledger: {exc.strerror}") from None
     return Outcome(EXIT_OK if ok else EXIT_FAILED, None, "verified" if ok else "broken", message)
@@ -297,17 +299,14 @@ def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
 
 def check_binaries(cfg: DebateConfig) -> None:
     """Every CLI of the lineup must exist before a debate folder is made and tokens are spent."""
-    from disputatio import adapters
-    from disputatio.engine import resolve_bin
+    from disputatio.engine import participant_bin
 
     seats = [*cfg.participants, cfg.judge, *([cfg.synthesizer] if cfg.synthesizer else [])]
     for p in seats:
-        adapter = adapters.get(p.adapter)
-        name = p.bin or adapter.default_bin or (p.argv[0] if p.argv else "")
-        found = resolve_bin(name)
+        found = participant_bin(p)
         if not (Path(found).is_file() and os.access(found, os.X_OK)):
-            raise UsageError(f"{p.display}: '{name}' is not installed or not on PATH (set 'bin:' "
-                             "in the config, run disputatio --init, or try --demo)")
+            raise UsageError(f"{p.display}: '{found}' is not installed or not on PATH (set "
+                             "'bin:' in the config, run disputatio --init, or try --demo)")
 
 
 def _snapshot(cfg: DebateConfig):
@@ -430,15 +429,25 @@ def _find(debate: Path | None, base: Path | None) -> Path:
 
 
 def _open(debate: Path | None, base: Path | None) -> tuple[Path, ledger.Ledger]:
+    """The debate's ledger, verified before anything (even mending a torn tail) touches it."""
     debate_dir = _find(debate, base)
+    path = debate_dir / "events.jsonl"
+    ok, message = ledger.verify(path, _recorded(debate_dir))
+    if not ok:
+        raise BrokenLedger(f"{path} does not verify ({message}); refusing to add to it")
     try:
-        led = ledger.Ledger(debate_dir / "events.jsonl")
+        led = ledger.Ledger(path)
     except ledger.LedgerError as exc:
         raise BrokenLedger(f"{exc}; refusing to add to it") from None
-    ok, message = ledger.verify(debate_dir / "events.jsonl")
-    if not ok:
-        raise BrokenLedger(f"{debate_dir}/events.jsonl does not verify ({message}); refusing to "
-                           "add to it")
     if not led.events or led.events[0].type != "debate_started":
         raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
     return debate_dir, led
+
+
+def _recorded(debate_dir: Path) -> tuple[int, str] | None:
+    """What debate.json says the ledger held when it was rendered (None: no such record)."""
+    try:
+        rec = json.loads((debate_dir / "debate.json").read_text())["ledger"]
+        return int(rec["events"]), str(rec["head"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -159,8 +159,10 @@ def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:
             raise UsageError("give the quaestio either as an argument or with --file, not both")
         try:
             return file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{file}: cannot read the quaestio: {exc}") from None
+        except OSError as exc:
+            raise UsageError(f"{file}: cannot read the quaestio: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{file}: cannot read the quaestio: not UTF-8 text") from None
     if quaestio is not None:
         return quaestio
     if demo:

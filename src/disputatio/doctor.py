@@ -21,7 +21,7 @@ from disputatio import adapters
 from disputatio.adapters import transport
 from disputatio.adapters.base import TurnRequest, TurnResult
 from disputatio.config import DebateConfig, Participant, user_config_path
-from disputatio.engine import probe_version, resolve_bin
+from disputatio.engine import participant_bin, probe_version
 
 CANARY = "This is a connectivity check. Reply with the single word OK and nothing else."
 CANARY_TIMEOUT_S = 90.0
@@ -59,7 +59,7 @@ class Health:
 def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
     """One short real turn in an empty directory; never raises."""
     adapter = adapters.get(p.adapter)
-    binary = resolve_bin(p.bin or adapter.default_bin)
+    binary = participant_bin(p)
     stem = f"{p.display}".replace("/", "_")
     work = scratch / stem
     work.mkdir(parents=True, exist_ok=True)

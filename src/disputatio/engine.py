@@ -15,11 +15,17 @@ from pathlib import Path
 
 from disputatio import adapters, prompts, redact
 from disputatio.adapters import transport
-from disputatio.adapters.base import INTERRUPTED, TurnRequest
+from disputatio.adapters.base import (
+    INTERRUPTED,
+    NOT_RUNNABLE,
+    Capture,
+    TurnRequest,
+    TurnResult,
+)
 from disputatio.config import Participant
 from disputatio.ledger import Ledger
 from disputatio.protocols.base import Step, TurnSpec
-from disputatio.workspace import agent_env
+from disputatio.workspace import WorkspaceError, agent_env
 
 VERSION_WAIT_S = 3.0
 
@@ -55,7 +61,7 @@ class Engine:
         seat = self.seats[spec.role]
         p = seat.participant
         adapter = adapters.get(p.adapter)
-        binary = resolve_bin(p.bin or adapter.default_bin)
+        binary = participant_bin(p)
         version = self._versions.start(binary, adapter, dict(p.env))
         prompt = prompts.render(spec.template, spec.variables)
         stem = _stem(spec.turn_id)
@@ -79,34 +85,51 @@ class Engine:
         if self.progress:
             self.progress.turn_started(spec)
         waited = time.monotonic()
-        cwd = self.workspaces.path_for(spec.role)
+        try:
+            cwd = self.workspaces.path_for(spec.role)
+        except WorkspaceError as exc:  # the checkout could not be made or restored
+            self._finish(spec, base, TurnResult.failed(NOT_RUNNABLE, f"workspace: {exc}"),
+                         None, version, time.monotonic() - waited)
+            return
         waited = time.monotonic() - waited
         # nothing in the agent's environment may lead back to the user's repository
         env = agent_env(os.environ, cwd, getattr(self.workspaces.snapshot, "repo", None))
         capture = transport.run(invocation, cwd, self.timeout_s, self.raw_dir, stem, env)
-        result = adapter.parse(capture)
+        self._finish(spec, base, adapter.parse(capture), capture, version, waited)
+
+    def _finish(self, spec: TurnSpec, base: dict, result: TurnResult, capture: Capture | None,
+                version: _Version, waited: float) -> None:
+        """Record the turn (an interrupted one as such: it re-runs on resume) and show it."""
+        duration = capture.duration_s if capture else 0.0
         data = {
             **base, "ok": result.ok, "text": result.text, "failure": result.failure,
             "message": result.message, "cost_usd": result.cost_usd, "tokens": result.tokens,
             "evidence": result.evidence, "session_id": result.session_id,
-            "exit_code": capture.exit_code, "signal": capture.signal,
-            "duration_s": round(capture.duration_s, 3), "workspace_s": round(waited, 3),
-            "cli_version": version.get(wait_s=VERSION_WAIT_S), "raw": [capture.stdout_path.name,
-                                                  capture.stderr_path.name],
+            "exit_code": capture.exit_code if capture else None,
+            "signal": capture.signal if capture else None,
+            "duration_s": round(duration, 3), "workspace_s": round(waited, 3),
+            "cli_version": version.get(wait_s=VERSION_WAIT_S),
+            "raw": [capture.stdout_path.name, capture.stderr_path.name] if capture else [],
         }
-        if result.failure == INTERRUPTED:
-            self.ledger.append("turn_interrupted", data)
-        else:
-            self.ledger.append("turn_completed", data)
+        kind = "turn_interrupted" if result.failure == INTERRUPTED else "turn_completed"
+        self.ledger.append(kind, data)
         if self.progress:
-            self.progress.turn_finished(spec, result, capture.duration_s)
+            self.progress.turn_finished(spec, result, duration)
+
+
+def participant_bin(p: Participant) -> str:
+    """The executable a participant runs — its ``bin``, else its CLI's usual name, else (for the
+    ``command`` adapter) its ``argv[0]`` — as an absolute path when it can be found, because
+    the agent runs in its workspace, not here."""
+    adapter = adapters.get(p.adapter)
+    return resolve_bin(p.bin or adapter.default_bin or (p.argv[0] if p.argv else ""))
 
 
 def resolve_bin(name: str) -> str:
-    """An absolute path when the binary is on PATH; the name itself otherwise (the transport
-    then reports ``not_installed`` in the CLI's own words)."""
+    """An absolute path when the binary is on PATH (or a relative path from here); the name
+    itself otherwise (the transport then reports ``not_installed`` in the OS's words)."""
     if "/" in name:
-        return str(Path(name).expanduser())
+        return str(Path(name).expanduser().absolute())
     return shutil.which(name) or name
 
 
@@ -166,8 +189,9 @@ def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float,
     from disputatio.adapters.base import Invocation
 
     stem = _stem(f"{adapter.name}-{Path(binary).name}-version")
+    raw_dir.mkdir(parents=True, exist_ok=True)   # also its cwd: never the user's repository
     cap = transport.run(Invocation(argv=(binary, *adapter.version_args), env=dict(env or {})),
-                        Path.cwd(), timeout_s, raw_dir, stem)
+                        raw_dir, timeout_s, raw_dir, stem)
     if cap.spawn_error or cap.timed_out or cap.exit_code:
         return None
     text = cap.read_stdout(4096) + cap.read_stderr(4096)

@@ -104,30 +104,49 @@ def _parse(raw: bytes) -> Event | None:
         return None
 
 
-def verify(path: Path) -> tuple[bool, str]:
-    """Re-hash every event: ``(True, 'ok N events')`` or ``(False, 'seq K: what is wrong')``."""
+def verify(path: Path, recorded: tuple[int, str] | None = None) -> tuple[bool, str]:
+    """Re-hash every event: ``(True, 'ok N events')`` or ``(False, 'seq K: what is wrong')``.
+
+    A last line without its newline that does not parse is a crash mid-append, not tampering:
+    it is reported and ignored (the next append cuts it off). ``recorded`` is the
+    ``(events, head hash)`` an artifact saw; a ledger shorter than that, or with another event
+    at that seq, was cut short or rewritten.
+    """
     prev = GENESIS
-    count = 0
-    with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-                seq, ts, type_, data, p, h = (obj["seq"], obj["ts"], obj["type"], obj["data"],
-                                              obj["prev"], obj["hash"])
-            except (ValueError, KeyError, TypeError):
-                return False, f"seq {count + 1} (line {n}): not a valid event"
-            if seq != count + 1:
-                return False, (f"seq {count + 1} (line {n}): found seq {seq}, "
-                               "events missing or reordered")
-            if p != prev:
-                return False, f"seq {seq}: prev does not match the hash of seq {seq - 1}"
-            if event_hash(seq, ts, type_, data, p) != h:
-                return False, f"seq {seq}: content does not match its hash"
-            prev = h
-            count += 1
-    return True, f"ok {count} events"
+    hashes: list[str] = []
+    torn = False
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            seq, ts, type_, d, p, h = (obj["seq"], obj["ts"], obj["type"], obj["data"],
+                                       obj["prev"], obj["hash"])
+        except (ValueError, KeyError, TypeError):
+            if n == len(lines):
+                torn = True
+                break
+            return False, f"seq {len(hashes) + 1} (line {n}): not a valid event"
+        if seq != len(hashes) + 1:
+            return False, (f"seq {len(hashes) + 1} (line {n}): found seq {seq}, "
+                           "events missing or reordered")
+        if p != prev:
+            return False, f"seq {seq}: prev does not match the hash of seq {seq - 1}"
+        if event_hash(seq, ts, type_, d, p) != h:
+            return False, f"seq {seq}: content does not match its hash"
+        prev = h
+        hashes.append(h)
+    if recorded is not None:
+        count, head = recorded
+        if len(hashes) < count:
+            return False, (f"seq {len(hashes) + 1}: missing; debate.json recorded {count} "
+                           "events (the ledger was cut short)")
+        if count and hashes[count - 1] != head:
+            return False, f"seq {count}: not the event debate.json recorded as the head"
+    note = " (a torn last line from a crash is ignored)" if torn else ""
+    return True, f"ok {len(hashes)} events{note}"
 
 
 def _mend_tail(path: Path) -> None:

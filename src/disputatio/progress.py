@@ -61,9 +61,6 @@ class PlainProgress:
         else:
             self._line(f"{spec.role}: {spec.phase} FAILED ({result.failure}) {result.message}")
 
-    def note(self, text: str) -> None:
-        self._line(text)
-
     def close(self) -> None:
         pass
 
@@ -92,7 +89,6 @@ class LiveProgress:
         self._rows: dict[str, _Row] = {}
         self._title = "disputatio"
         self._phase = "starting"
-        self._notes: list[str] = []
         self.console = Console(file=stream, highlight=False, force_terminal=force_terminal)
         self._live = Live(get_renderable=self._render, console=self.console,
                           refresh_per_second=4, transient=False)
@@ -126,10 +122,6 @@ class LiveProgress:
                 row.cost = (row.cost or 0.0) + result.cost_usd
             row.tokens += sum(result.tokens.get(k, 0) for k in ("input", "output"))
 
-    def note(self, text: str) -> None:
-        with self._lock:
-            self._notes.append(text)
-
     def close(self) -> None:
         self._live.stop()
 
@@ -152,8 +144,7 @@ class LiveProgress:
                               Text(row.state, style=style), f"{elapsed:.1f}s",
                               _spend(row.cost if row.cost_known else None,
                                      {"input": row.tokens} if row.tokens else {}, "") or "—")
-            notes = [Text(n) for n in self._notes[-5:]]
-        return Group(table, *notes)
+        return Group(table)
 
 
 def _spend(cost: float | None, tokens: dict, sep: str) -> str:

@@ -24,6 +24,8 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from disputatio.procs import process_start
+
 ROOT_PREFIX = "disputatio-"
 OWNER_FILE = "owner.json"
 
@@ -131,25 +133,6 @@ def make_root(kind: str) -> Path:
               "kind": kind}
     (root / OWNER_FILE).write_text(json.dumps(marker))
     return root
-
-
-def process_start(pid: int) -> str | None:
-    """When the process started (a reused pid has another); None: no such process. Without
-    /proc (macOS) only existence is known ("?")."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-        return raw[raw.rindex(")") + 2:].split()[19]  # field 22: starttime in clock ticks
-    except FileNotFoundError:
-        return None
-    except OSError:
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:  # alive, someone else's
-        pass
-    return "?"
 
 
 def boot_id() -> str | None:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from disputatio.procs import process_start
 from disputatio.snapshot import (
     OWNER_FILE,
     ROOT_PREFIX,
@@ -42,7 +43,6 @@ from disputatio.snapshot import (
     one_line,
     open_snapshot,
     own_env,
-    process_start,
     remove_root,
     remove_tree,
 )

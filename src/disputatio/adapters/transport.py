@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from disputatio.adapters.base import Capture, Invocation
+from disputatio.procs import process_start
 
 TERM_GRACE_S = 2.0
 # every agent process (and whatever it starts) carries its owner in its environment, so a run
@@ -75,6 +76,8 @@ def run(
             _live[proc.pid] = proc
         timed_out = False
         try:
+            if _interrupted.is_set():  # interrupt_all ran between our check and registering
+                _end_group(proc)
             proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
@@ -111,7 +114,8 @@ def interrupt_all() -> None:
 
 
 def reset_interrupt() -> None:
-    """For a new debate in the same process (tests)."""
+    """Accept new turns again: each use case starts with a clean slate, so an interruption of
+    an earlier one in the same process (tests, an embedding tool) does not carry over."""
     _interrupted.clear()
 
 
@@ -133,8 +137,6 @@ _prctl = _load_prctl() if sys.platform.startswith("linux") else None
 
 
 def _owner() -> str:
-    from disputatio.snapshot import process_start
-
     return f"{os.getpid()}:{process_start(os.getpid())}"
 
 
@@ -142,8 +144,6 @@ def sweep_orphans() -> list[int]:
     """SIGKILL every process left by an agent of a disputatio run that no longer exists (the
     direct child dies with its parent; a grandchild that outlived a ``kill -9`` does not).
     A live run's agents are never touched. Linux only; elsewhere nothing to find."""
-    from disputatio.snapshot import process_start
-
     killed = []
     needle = OWNER_VAR.encode() + b"="
     for entry in Path("/proc").glob("[0-9]*"):

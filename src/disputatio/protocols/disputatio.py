@@ -79,15 +79,6 @@ def next_step(s: DebateState) -> Step | Done:
     return Done("resolved")
 
 
-def latest_status(s: DebateState) -> str | None:
-    """The status of the newest ruling, or None before the judge has ruled."""
-    ids = s.respondeo_ids()
-    if not ids:
-        return None
-    t = s.turns[ids[-1]]
-    return parse_status(t.text) if t.ok else None
-
-
 def _respondeo_turn(s: DebateState, k: int) -> TurnSpec:
     variables = {"quaestio": s.quaestio, "transcript": render_transcript(s, upto_round=s.rounds)}
     template = "respondeo"

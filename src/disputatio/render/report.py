@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import PurePath as Path
+from pathlib import PurePath
 
 from disputatio.protocols.base import DebateState, demote, parse_status
 from disputatio.render import summary
@@ -49,7 +49,8 @@ def report_header(state: DebateState, views, events) -> str:
     repo = state.started.get("repo")
     if repo:
         snap = (state.started.get("snapshot") or "")[:10]
-        parts.append(f"repo {Path(repo).name}@{snap}" if snap else f"repo {Path(repo).name}")
+        name = PurePath(repo).name
+        parts.append(f"repo {name}@{snap}" if snap else f"repo {name}")
     degraded = summary.degradations(views)
     lines = [f"> {_title(state.quaestio)}", f"> {' · '.join(parts)}"]
     if degraded:
@@ -88,6 +89,8 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
             title += f", round {v.round}"
         elif v.phase == "respondeo" and v.round > 1:
             title += f" {v.round}"
+        elif v.phase == "redactio" and "." in v.turn_id:
+            title += f", re-draft {v.turn_id.rsplit('.', 1)[1]}"
         meta = [v.adapter]
         if v.duration_s is not None:
             meta.append(summary.fmt_duration(v.duration_s))
@@ -111,7 +114,7 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
 
 def debate_json(state: DebateState, views, status: str, reason: str, events) -> dict:
     t = summary.totals(views)
-    started = summary.started(events)
+    started = state.started
     verdict = None
     ids = state.respondeo_ids()
     if ids and state.turns[ids[-1]].ok:

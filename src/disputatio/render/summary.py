@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -156,10 +155,3 @@ def fmt_tokens(tokens: dict[str, int]) -> str:
 def fmt_duration(seconds: float) -> str:
     s = int(round(seconds))
     return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{seconds:.1f}s"
-
-
-def started(events) -> dict[str, Any]:
-    for ev in events:
-        if ev.type == "debate_started":
-            return ev.data
-    return {}
