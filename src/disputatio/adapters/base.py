@@ -140,7 +140,7 @@ def process_failure(capture: Capture) -> TurnResult | None:
         kind = NOT_INSTALLED if "No such file" in capture.spawn_error else NOT_RUNNABLE
         return TurnResult.failed(kind, capture.spawn_error)
     if capture.interrupted:
-        return TurnResult.failed(INTERRUPTED, "the debate was interrupted during this turn")
+        return TurnResult.failed(INTERRUPTED, "the run was interrupted (SIGINT or SIGTERM)")
     if capture.timed_out:
         return TurnResult.failed(TIMEOUT, f"no answer within {capture.duration_s:.0f} s")
     return None
