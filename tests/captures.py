@@ -21,3 +21,12 @@ def made(tmp_path: Path, stdout: str = "", stderr: str = "", exit_code: int = 0)
     (tmp_path / "o").write_text(stdout)
     (tmp_path / "e").write_text(stderr)
     return Capture(tmp_path / "o", tmp_path / "e", exit_code=exit_code)
+
+
+def failed_as(adapter, case: str, kind: str, message: str):
+    """Parse a recorded failing run: it fails with ``kind``, its one-line message carrying the
+    CLI's own words ``message``. Returns the result for any further check."""
+    r = adapter.parse(real(case))
+    assert not r.ok and r.failure == kind, r
+    assert message in r.message and "\n" not in r.message, r.message
+    return r

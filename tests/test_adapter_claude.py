@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from captures import FIX, made, real
+from captures import FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -77,9 +77,7 @@ def test_tool_use_and_denials_are_evidence():
      "Error: When using --print, --output-format=stream-json requires --verbose"),
 ])
 def test_failures_are_classified_on_is_error_not_subtype(case, kind, message):
-    r = ADAPTER.parse(real(case))
-    assert not r.ok and r.failure == kind
-    assert message in r.message and "\n" not in r.message
+    failed_as(ADAPTER, case, kind, message)
 
 
 def test_budget_failure_keeps_what_was_spent():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from captures import FIX, made, real
+from captures import FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -76,9 +76,7 @@ def test_usage_comes_from_the_last_turn_completed(tmp_path):
     ("codex/input_too_long", API_ERROR, "Input exceeds the maximum length of 1048576"),
 ])
 def test_failures(case, kind, message):
-    r = ADAPTER.parse(real(case))
-    assert not r.ok and r.failure == kind
-    assert message in r.message and "\n" not in r.message
+    failed_as(ADAPTER, case, kind, message)
 
 
 def test_turn_failed_keeps_the_thread_id():

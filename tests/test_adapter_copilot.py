@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from captures import FIX, made, real
+from captures import FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -57,9 +57,7 @@ def test_tool_requests_are_evidence():
     ("copilot/classic_pat", AUTH, "Classic Personal Access Tokens (ghp_) are not supported"),
 ])
 def test_failures(case, kind, message):
-    r = ADAPTER.parse(real(case))
-    assert not r.ok and r.failure == kind
-    assert message in r.message and "\n" not in r.message
+    failed_as(ADAPTER, case, kind, message)
 
 
 def test_session_error_429_is_rate_limit(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from captures import EXITS, FIX, made, real
+from captures import EXITS, FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -55,9 +55,7 @@ def test_tool_executions_are_evidence_and_usage_adds_up_over_calls():
 ])
 def test_failures(case, kind, message):
     assert EXITS[case] == (1 if case == "pi/no_api_key" else 0)
-    r = ADAPTER.parse(real(case))
-    assert not r.ok and r.failure == kind
-    assert message in r.message and "\n" not in r.message
+    failed_as(ADAPTER, case, kind, message)
 
 
 def test_blank_text_is_empty(tmp_path):
