@@ -66,7 +66,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
         raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     check_binaries(cfg)
     base = base or Path.cwd()
-    snapshot = _snapshot(cfg)
+    snapshot = _snapshot(cfg.repo, cfg.include_uncommitted)
     for w in config.lineup_warnings(cfg):
         warn(w)
     debate_dir = _new_debate_dir(base)
@@ -309,14 +309,15 @@ def check_binaries(cfg: DebateConfig) -> None:
                              "'bin:' in the config, run disputatio --init, or try --demo)")
 
 
-def _snapshot(cfg: DebateConfig):
+def _snapshot(repo: str | None, include_uncommitted: bool):
+    """Clear what dead runs left behind, then snapshot the repository (None: no repository)."""
     from disputatio.workspace import open_snapshot, sweep_leftovers
 
     sweep_leftovers()
     transport.sweep_orphans()
-    if not cfg.repo:
+    if not repo:
         return None
-    snap = open_snapshot(Path(cfg.repo).expanduser(), cfg.include_uncommitted)
+    snap = open_snapshot(Path(repo).expanduser(), include_uncommitted)
     for w in snap.warnings:
         warn(w)
     return snap
@@ -324,19 +325,8 @@ def _snapshot(cfg: DebateConfig):
 
 def _snapshot_from_ledger(led: ledger.Ledger):
     started = DebateState.from_events(led.events).started
-    if not started.get("repo"):
-        from disputatio.workspace import sweep_leftovers
-
-        sweep_leftovers()
-        transport.sweep_orphans()
-        return None
-    cfg = DebateConfig.model_validate({
-        "participants": [{"adapter": "simulated", "name": "a"}, {"adapter": "simulated",
-                                                                  "name": "b"}],
-        "judge": {"adapter": "simulated"}, "repo": started["repo"],
-        "include_uncommitted": started.get("include_uncommitted", False)})
-    snap = _snapshot(cfg)
-    if started.get("snapshot") and getattr(snap, "commit", None) != started["snapshot"]:
+    snap = _snapshot(started.get("repo"), started.get("include_uncommitted", False))
+    if snap is not None and started.get("snapshot") and snap.commit != started["snapshot"]:
         warn(f"the repository has moved since the debate started ({started['snapshot'][:10]}); "
              "agents now see the current state")
     return snap
