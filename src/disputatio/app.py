@@ -22,7 +22,7 @@ from disputatio.adapters import transport
 from disputatio.config import DebateConfig, Participant
 from disputatio.engine import Engine, Seat
 from disputatio.progress import warn
-from disputatio.protocols.base import DebateState, Done, parse_status
+from disputatio.protocols.base import DebateState, Done
 from disputatio.render import summary
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -96,7 +96,7 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
         raise UsageError("--continue needs the answers to the judge's questions")
     debate_dir, led = _open(debate, base)
     state = DebateState.from_events(led.events)
-    status = _latest_status(state)
+    status = state.latest_status()
     if status is None:
         raise UsageError(f"{debate_dir}: the judge has not ruled yet; use --resume")
     if status == "RESOLVED":
@@ -112,7 +112,7 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
     """Re-draft final-report.md from a resolved debate."""
     debate_dir, led = _open(debate, base)
     state = DebateState.from_events(led.events)
-    status = _latest_status(state)
+    status = state.latest_status()
     if status != "RESOLVED":
         what = "has not ruled yet" if status is None else f"ruled {status}"
         raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
@@ -378,14 +378,6 @@ def _synth_name(cfg: DebateConfig, synth: Participant) -> str:
 def _public(p: Participant) -> dict:
     """A participant as recorded in the ledger and debate.json: no env values, no credentials."""
     return redact.participant(p.model_dump(exclude_none=True))
-
-
-def _latest_status(state: DebateState) -> str | None:
-    ids = state.respondeo_ids()
-    if not ids:
-        return None
-    t = state.turns[ids[-1]]
-    return parse_status(t.text) if t.ok else None
 
 
 def _new_debate_dir(base: Path) -> Path:

@@ -102,6 +102,13 @@ class DebateState:
     def respondeo_ids(self) -> list[str]:
         return [t for t in self.order if self.turns[t].phase == "respondeo"]
 
+    def latest_status(self) -> str | None:
+        """The newest ruling's status, or None before the judge has ruled (or when it failed)."""
+        ids = self.respondeo_ids()
+        if not ids or not self.turns[ids[-1]].ok:
+            return None
+        return parse_status(self.turns[ids[-1]].text)
+
 
 _STATUS = re.compile(r"^status\s*[:=\-–—]\s*(resolved|needs[\s_-]*input)\b", re.IGNORECASE)
 

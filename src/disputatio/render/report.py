@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from disputatio.protocols.base import DebateState, demote, parse_status
+from disputatio.protocols.base import DebateState, demote
 from disputatio.render import summary
 
 PHASE_TITLES = {"proposal": "Proposal", "reaction": "Reaction", "respondeo": "Respondeo",
@@ -115,10 +115,7 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
 def debate_json(state: DebateState, views, status: str, reason: str, events) -> dict:
     t = summary.totals(views)
     started = state.started
-    verdict = None
-    ids = state.respondeo_ids()
-    if ids and state.turns[ids[-1]].ok:
-        verdict = parse_status(state.turns[ids[-1]].text)
+    verdict = state.latest_status()
     return {
         "status": status,
         "reason": reason or None,
