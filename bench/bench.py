@@ -128,7 +128,7 @@ def memory(mb: int = 200) -> dict:
         t.join()
         assert proc.returncode == 0, err
         folder = Path(out.strip()).parent
-        size = (folder / "raw" / "proposal--big.stdout").stat().st_size
+        size = next((folder / "raw").glob("*-proposal-big.stdout")).stat().st_size
     return {"agent_output_mb": size / 2**20, "peak_rss_mb": peak[0] / 1024}
 
 

@@ -40,7 +40,8 @@ def test_demo_produces_every_artifact(home):
     assert debate_md.index("Proposal — advocate") < debate_md.index("Proposal — skeptic")
     assert "Reaction, round 1 — pragmatist" in debate_md
     raw = sorted(p.name for p in (folder / "raw").iterdir())
-    assert "proposal--advocate.stdout" in raw and "respondeo-1.stdout" in raw
+    assert any(n.endswith("-proposal-advocate.stdout") for n in raw)
+    assert any(n.endswith("-respondeo-1.stdout") for n in raw)
     assert ledger.verify(folder / "events.jsonl")[0]
 
 
@@ -117,7 +118,7 @@ def test_failed_participant_reaches_others_as_no_contribution(home):
     r = run_cli("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     raw = one_path(r.stdout).parent / "raw"
-    prompt = (raw / "reaction-1--a.prompt.md").read_text()
+    prompt = next(raw.glob("*-reaction-1-a.prompt.md")).read_text()
     assert "### Proposal — c\n\n(no contribution this turn)" in prompt
     assert "simulated failure" not in prompt
 
@@ -257,7 +258,7 @@ def test_secrets_reach_the_agent_but_never_the_disk(home):
     r = run_cli("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = one_path(r.stdout).parent
-    assert f"key={secret} url={url}" in (folder / "raw" / "proposal--env-echo.stdout").read_text()
+    assert f"key={secret} url={url}" in next((folder / "raw").glob("*-proposal-env-echo.stdout")).read_text()
     for name in ("events.jsonl", "debate.json"):
         text = (folder / name).read_text()
         assert secret not in text.replace(f"key={secret} url={url}", ""), name

@@ -64,9 +64,6 @@ class Engine:
         binary = participant_bin(p)
         version = self._versions.start(binary, adapter, dict(p.env))
         prompt = prompts.render(spec.template, spec.variables)
-        stem = _stem(spec.turn_id)
-        self.raw_dir.mkdir(parents=True, exist_ok=True)
-        (self.raw_dir / f"{stem}.prompt.md").write_text(prompt, encoding="utf-8")
         budget = p.max_budget_usd if seat.budget_usd is None else seat.budget_usd
         request = TurnRequest(prompt=prompt, bin=binary, model=p.model, effort=p.effort,
                               max_budget_usd=budget, timeout_s=self.timeout_s,
@@ -77,11 +74,18 @@ class Engine:
         base = {"turn_id": spec.turn_id, "role": spec.role, "seat": spec.seat,
                 "phase": spec.phase, "round": spec.round, "adapter": p.adapter,
                 "model": p.model}
-        self.ledger.append("turn_started", {
+        started = self.ledger.append("turn_started", {
             **base, "prompt_bytes": len(prompt_bytes),
             "prompt_sha256": hashlib.sha256(prompt_bytes).hexdigest(),
             "argv": _redact(invocation.argv, prompt),
         })
+        # raw files are named after the turn_started event: unique per attempt whatever the
+        # participants are called (names that differ only in characters a file name cannot
+        # hold, case variants on a case-insensitive disk, a retried turn)
+        stem = raw_stem(started.seq, spec.turn_id)
+        self.raw_dir.mkdir(parents=True, exist_ok=True)
+        (self.raw_dir / f"{stem}.prompt.md").write_text(prompt, encoding="utf-8")
+        base["raw_stem"] = stem
         if self.progress:
             self.progress.turn_started(spec)
         waited = time.monotonic()
@@ -131,6 +135,12 @@ def resolve_bin(name: str) -> str:
     if "/" in name:
         return str(Path(name).expanduser().absolute())
     return shutil.which(name) or name
+
+
+def raw_stem(seq: int, turn_id: str) -> str:
+    """``<seq>-<readable id>``: the seq makes it unique, the rest makes ``raw/`` browsable."""
+    readable = re.sub(r"[^A-Za-z0-9_.-]+", "-", turn_id).strip("-.")[:60].lower()
+    return f"{seq:05d}-{readable or 'turn'}"
 
 
 def _stem(turn_id: str) -> str:
