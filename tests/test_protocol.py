@@ -164,4 +164,4 @@ def test_answers_cannot_forge_prompt_sections():
            done("proposal/b", "b", "proposal"), done("proposal/c", "c", "proposal")]
     transcript = step(evs).turns[0].variables["transcript"]
     assert "\n## The human's answers" not in transcript
-    assert "##### The human's answers" in transcript and "\n# code\n" in transcript
+    assert "> ## The human's answers" in transcript and "\n> # code\n" in transcript

@@ -101,7 +101,7 @@ def test_no_repo_no_evidence_warning():
     assert "Unverified" not in render_all(evs, "resolved").files["debate.md"]
 
 
-def test_final_report_carries_its_provenance_and_agent_headings_are_demoted():
+def test_final_report_carries_its_provenance_and_agent_headings_are_quoted():
     evs = [started(), *turn("proposal/a", "a", "proposal", text="# Big claim\nbody"),
            *turn("proposal/codex", "codex", "proposal", ok=False, failure="auth",
                  message="Not logged in"),
@@ -112,4 +112,4 @@ def test_final_report_carries_its_provenance_and_agent_headings_are_demoted():
     assert report.startswith("> Q?\n>\n> disputatio · 2026-11-29 · 2 participants")
     assert "**Degraded:** codex failed (auth) in proposal" in report
     assert report.endswith("# Final report\nDo X.\n")
-    assert "\n### Big claim\n" in arts.files["debate.md"]
+    assert "\n> # Big claim\n> body\n" in arts.files["debate.md"]

@@ -58,7 +58,7 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
     mode = env.get("DISPUTATIO_SIM_STATUS", "")
     if mode == "garbled":
         return f"I think everyone made good points.\n\n{LABEL}\n"
-    if mode == "needs_input" and "## The human's answers" not in prompt:
+    if mode == "needs_input" and not _section(prompt, "The human's answers"):
         return (f"STATUS: NEEDS_INPUT\n\n{LABEL}\n\n## Questions for the human\n\n"
                 "1. What matters more here: delivery speed or long-term performance?\n"
                 "2. Is there a deadline the change must meet?\n")
@@ -74,8 +74,10 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
 
 
 def _section(prompt: str, heading: str) -> str:
+    """A section of the prompt as the prompt's own structure has it (column 0), unquoted."""
     m = re.search(rf"^## {re.escape(heading)}\n\n(.*?)(?=^## |\Z)", prompt, re.S | re.M)
-    return m.group(1).strip() if m else ""
+    body = m.group(1).strip() if m else ""
+    return re.sub(r"^> ?", "", body, flags=re.M)
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from disputatio.text import cut, quote
+
 RESOLVED = "RESOLVED"
 NEEDS_INPUT = "NEEDS_INPUT"
 UNCLEAR = "UNCLEAR"
@@ -130,31 +132,33 @@ def parse_status(text: str) -> str:
     return UNCLEAR
 
 
-def contribution(turn: Turn | None) -> str:
-    """What other agents see of a turn: its text with its headings demoted below the prompt's
-    own (so no answer can open a section such as "## The human's answers"), or a neutral note,
-    never raw error text."""
-    if turn is None or not turn.ok or not turn.text.strip():
+# What a prompt may hold of foreign text, in characters. The judge's prompt carries the whole
+# transcript, and must stay within what every CLI accepts: codex refuses a prompt over 1,048,576
+# characters, claude refuses one over its context window (about 200k tokens, less its own ~47 kB
+# of system prompt and tools; code-heavy text can run at 2-3 characters a token). These budgets
+# keep a prompt under ~300k characters whatever the agents wrote.
+TRANSCRIPT_BUDGET = 200_000
+QUAESTIO_BUDGET = 20_000
+RULING_BUDGET = 40_000
+ANSWERS_BUDGET = 20_000
+NOT_SHOWN = "of this text not shown here (the whole of it is in the debate's record)"
+
+
+def contribution(turn: Turn | None, limit: int | None = None) -> str:
+    """What other agents see of a turn: its text quoted line by line (so no answer can open a
+    section such as "## The human's answers"), cut to ``limit`` characters with a marker, or a
+    neutral note, never raw error text."""
+    if not answered(turn):
         return NO_CONTRIBUTION
-    return demote(turn.text.strip(), 3)
+    text = turn.text.strip()
+    return quote(cut(text, limit, NOT_SHOWN) if limit is not None else text)
 
 
-_HEADING = re.compile(r"^(#{1,6})(\s)")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+def answered(turn: Turn | None) -> bool:
+    return turn is not None and turn.ok and bool(turn.text.strip())
 
 
-def demote(text: str, levels: int) -> str:
-    """Push every markdown heading down ``levels`` levels (at most to h6; deeper ones become
-    bold lines), leaving fenced code untouched."""
-    out, fenced = [], False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
-            m = _HEADING.match(line)
-            if m:
-                depth = len(m.group(1)) + levels
-                title = line[m.end():].strip()
-                line = f"{'#' * depth} {title}" if depth <= 6 else f"**{title}**"
-        out.append(line)
-    return "\n".join(out)
+def foreign(text: str, limit: int) -> str:
+    """A quaestio, a ruling or the human's answers as a prompt holds them: quoted, within
+    ``limit`` characters."""
+    return quote(cut(text.strip(), limit, NOT_SHOWN))

@@ -8,15 +8,21 @@ judge rules RESOLVED. ``--continue`` answers re-open respondeo; ``--finalize`` r
 from __future__ import annotations
 
 from disputatio.protocols.base import (
+    ANSWERS_BUDGET,
+    QUAESTIO_BUDGET,
     RESOLVED,
+    RULING_BUDGET,
+    TRANSCRIPT_BUDGET,
     DebateState,
     Done,
     Step,
     TurnSpec,
+    answered,
     contribution,
-    demote,
+    foreign,
     parse_status,
 )
+from disputatio.text import fair_caps
 
 
 def proposal_id(name: str) -> str:
@@ -40,7 +46,7 @@ def next_step(s: DebateState) -> Step | Done:
     if missing:
         return Step("proposals", tuple(
             TurnSpec(proposal_id(p), p, "participant", "proposal", 0, "proposal",
-                     {"quaestio": s.quaestio, "name": p}) for p in missing))
+                     {"quaestio": _quaestio(s), "name": p}) for p in missing))
     ok = [p for p in s.participants if s.turns[proposal_id(p)].ok]
     if len(ok) < 2:
         return Done("aborted", f"only {len(ok)} of {len(s.participants)} proposals succeeded; "
@@ -52,7 +58,7 @@ def next_step(s: DebateState) -> Step | Done:
             transcript = render_transcript(s, upto_round=rnd - 1)
             return Step(f"reactions {rnd}/{s.rounds}", tuple(
                 TurnSpec(reaction_id(rnd, p), p, "participant", "reaction", rnd, "reaction",
-                         {"quaestio": s.quaestio, "name": p, "round": str(rnd),
+                         {"quaestio": _quaestio(s), "name": p, "round": str(rnd),
                           "rounds": str(s.rounds), "transcript": transcript})
                 for p in missing))
     k = len(s.answers) + 1
@@ -70,8 +76,8 @@ def next_step(s: DebateState) -> Step | Done:
     if did not in s.turns:
         return Step("redactio", (TurnSpec(
             did, s.synthesizer, "synthesizer", "redactio", k, "redactio",
-            {"quaestio": s.quaestio, "transcript": render_transcript(s, upto_round=s.rounds),
-             "ruling": demote(ruling.text.strip(), 3)}),))
+            {"quaestio": _quaestio(s), "transcript": render_transcript(s, upto_round=s.rounds),
+             "ruling": foreign(ruling.text, RULING_BUDGET)}),))
     draft = s.turns[did]
     if not draft.ok:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
@@ -80,23 +86,31 @@ def next_step(s: DebateState) -> Step | Done:
 
 
 def _respondeo_turn(s: DebateState, k: int) -> TurnSpec:
-    variables = {"quaestio": s.quaestio, "transcript": render_transcript(s, upto_round=s.rounds)}
+    variables = {"quaestio": _quaestio(s),
+                 "transcript": render_transcript(s, upto_round=s.rounds)}
     template = "respondeo"
     if k > 1:
         template = "continuation"
-        variables["ruling"] = contribution(s.turns.get(respondeo_id(k - 1)))
+        previous = s.turns.get(respondeo_id(k - 1))
+        variables["ruling"] = contribution(previous, RULING_BUDGET)
+        share = ANSWERS_BUDGET // len(s.answers)
         variables["answers"] = "\n\n".join(
-            f"Answer {i}:\n{a.strip()}" for i, a in enumerate(s.answers, start=1))
+            f"Answer {i}:\n\n{foreign(a, share)}" for i, a in enumerate(s.answers, start=1))
     return TurnSpec(respondeo_id(k), s.judge, "judge", "respondeo", k, template, variables)
 
 
+def _quaestio(s: DebateState) -> str:
+    return foreign(s.quaestio, QUAESTIO_BUDGET)
+
+
 def render_transcript(s: DebateState, upto_round: int) -> str:
-    """The debate so far as agents see it: each contribution under a heading, in order."""
-    parts = []
-    for p in s.participants:
-        parts.append(f"### Proposal — {p}\n\n{contribution(s.turns.get(proposal_id(p)))}")
+    """The debate so far as agents see it: each contribution quoted under a heading of ours, in
+    order, the whole within ``TRANSCRIPT_BUDGET`` characters (long answers are cut evenly)."""
+    entries = [(f"Proposal — {p}", s.turns.get(proposal_id(p))) for p in s.participants]
     for rnd in range(1, upto_round + 1):
-        for p in s.participants:
-            t = s.turns.get(reaction_id(rnd, p))
-            parts.append(f"### Reaction, round {rnd} — {p}\n\n{contribution(t)}")
-    return "\n\n".join(parts)
+        entries += [(f"Reaction, round {rnd} — {p}", s.turns.get(reaction_id(rnd, p)))
+                    for p in s.participants]
+    lengths = [len(t.text.strip()) if answered(t) else 0 for _, t in entries]
+    caps = fair_caps(lengths, TRANSCRIPT_BUDGET)
+    return "\n\n".join(f"### {title}\n\n{contribution(t, cap)}"
+                        for (title, t), cap in zip(entries, caps, strict=True))

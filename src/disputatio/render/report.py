@@ -7,8 +7,9 @@ import json
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from disputatio.protocols.base import DebateState, demote
+from disputatio.protocols.base import DebateState
 from disputatio.render import summary
+from disputatio.text import one_line, quote, sanitize
 
 PHASE_TITLES = {"proposal": "Proposal", "reaction": "Reaction", "respondeo": "Respondeo",
                 "redactio": "Redactio"}
@@ -28,13 +29,13 @@ def render_all(events, status: str, reason: str = "") -> Artifacts:
     for i, rid in enumerate(state.respondeo_ids(), start=1):
         t = state.turns[rid]
         name = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
-        files[name] = t.text if t.ok else f"# Respondeo\n\nThe judge gave no ruling: " \
-                                          f"{t.failure}: {t.message}\n"
+        files[name] = sanitize(t.text) if t.ok else \
+            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: {one_line(t.message)}\n"
         primary = name
     drafts = [t for t in state.order if state.turns[t].phase == "redactio" and state.turns[t].ok]
     if drafts:
         files["final-report.md"] = report_header(state, views, events) + \
-            state.turns[drafts[-1]].text.strip() + "\n"
+            sanitize(state.turns[drafts[-1]].text).strip() + "\n"
         primary = "final-report.md"
     files["debate.json"] = json.dumps(debate_json(state, views, status, reason, events),
                                       indent=2, ensure_ascii=False) + "\n"
@@ -79,11 +80,11 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
                      + (" plus uncommitted changes" if st.get("include_uncommitted") else ""))
     if st.get("budget_usd") is not None:
         lines.append(f"- **Budget (judge, synthesizer):** ${st['budget_usd']:.2f}")
-    lines += ["", "## Quaestio", "", state.quaestio.strip(), ""]
+    lines += ["", "## Quaestio", "", quote(state.quaestio.strip()), ""]
     answers = iter(state.answers)
     for v in views:
         if v.phase == "respondeo" and v.round > 1:
-            lines += ["## The human's answers", "", next(answers, "").strip(), ""]
+            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
         title = PHASE_TITLES.get(v.phase, v.phase)
         if v.phase == "reaction":
             title += f", round {v.round}"
@@ -95,11 +96,11 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
         if v.duration_s is not None:
             meta.append(summary.fmt_duration(v.duration_s))
         meta.append("cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}")
-        lines += [f"## {title} — {v.role}", "", f"_{' · '.join(meta)}_", ""]
+        lines += [f"## {title} — {one_line(v.role, 100)}", "", f"_{' · '.join(meta)}_", ""]
         if v.ok:
-            lines += [demote(v.text.strip(), 2), ""]
+            lines += [quote(v.text.strip()), ""]
         elif v.ok is False:
-            lines += [f"**Failed ({v.failure}):** {v.message}", ""]
+            lines += [f"**Failed ({v.failure}):** {one_line(v.message or '', 500)}", ""]
         else:
             lines += ["**Did not finish** (the debate was interrupted during this turn).", ""]
     wall = summary.fmt_duration(summary.wall_seconds(events))
@@ -120,19 +121,19 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
         "status": status,
         "reason": reason or None,
         "verdict": verdict,
-        "quaestio": state.quaestio,
+        "quaestio": sanitize(state.quaestio),
         "rounds": state.rounds,
         "participants": [{"name": n, **started.get("lineup", {}).get(n, {})}
                          for n in state.participants],
         "judge": state.judge,
         "synthesizer": state.synthesizer,
-        "answers": state.answers,
+        "answers": [sanitize(a) for a in state.answers],
         "degraded": summary.degradations(views),
         "warnings": [w for w in [summary.evidence_warning(t, bool(started.get("repo")))] if w],
         "turns": [{
             "turn_id": v.turn_id, "role": v.role, "seat": v.seat, "phase": v.phase,
             "round": v.round, "adapter": v.adapter, "ok": v.ok, "failure": v.failure,
-            "message": v.message or None, "duration_s": v.duration_s, "cost_usd": v.cost_usd,
+            "message": one_line(v.message) if v.message else None, "duration_s": v.duration_s, "cost_usd": v.cost_usd,
             "tokens": v.tokens or None, "evidence": v.evidence or None,
             "cli_version": v.cli_version,
         } for v in views],
@@ -150,6 +151,6 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
 
 
 def _title(quaestio: str) -> str:
-    first = quaestio.strip().splitlines()[0].lstrip("#").strip() if quaestio.strip() \
-        else "(empty)"
-    return first if len(first) <= 80 else first[:79] + "…"
+    text = sanitize(quaestio).strip()
+    first = text.splitlines()[0].lstrip("#>").strip() if text else "(empty)"
+    return one_line(first, 80) or "(empty)"
