@@ -1,11 +1,18 @@
-"""``events.jsonl``: the debate's single source of truth.
+"""``events.jsonl``: the debate's single source of truth, and the lock of its one writer.
 
-Append-only, one JSON event per line, flushed and fsynced as it happens, hash-chained so any
-edit is detectable. Every other file in the debate folder is a view rendered from it.
+Append-only, one JSON event per line, flushed and fsynced as it happens. Every other file in the
+debate folder is a view rendered from it.
+
+The hash chain proves what happens *by accident*: a corrupted or torn line, events lost or
+reordered, a ledger cut short (against the event count and head that ``debate.json`` recorded).
+It proves nothing against someone who edits an event on purpose: anyone can recompute every hash
+after the edit (and update ``debate.json``), and the chain verifies again. Only a signature over
+the head by a key the forger does not hold proves more (``signing.py``, ``--sign``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -20,6 +27,65 @@ GENESIS = "0" * 64
 
 class LedgerError(Exception):
     """The ledger cannot be read: it names the file and line."""
+
+
+class Busy(Exception):
+    """Another process is writing this debate: one line naming it."""
+
+
+LOCK_FILE = ".lock"
+
+
+class WriterLock:
+    """One writer per debate folder: an exclusive ``flock`` on ``<debate>/.lock``, held from
+    before the first append until the artifacts are written.
+
+    A kernel lock, so nothing is ever stale: it goes with the last descriptor of its holder,
+    whether that process exits, is killed with -9 or the machine loses power. The attempt never
+    waits (a second writer is refused at once, ``Busy``); the file only carries the holder's pid
+    and start time for that message. Its descriptor is close-on-exec, so agents do not inherit
+    the lock and cannot keep it past their debate.
+    """
+
+    def __init__(self, debate_dir: Path, command: str):
+        self.path = debate_dir / LOCK_FILE
+        self.command = command
+        self._fd: int | None = None
+
+    def __enter__(self) -> WriterLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise Busy(f"{self.path.parent} is in use by disputatio ({holder}); wait for it, "
+                       "or stop it and finish the debate with disputatio --resume --debate "
+                       f"{self.path.parent}") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, canonical({"pid": os.getpid(), "started": _now(),
+                                 "command": self.command}) + b"\n", 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)  # no stale owner for the next reader to name
+            os.close(self._fd)          # releases the lock
+            self._fd = None
+
+
+def _read_holder(fd: int) -> str:
+    """Who holds the lock, as the holder wrote it (it writes right after taking the lock, so a
+    reader may come too early and find nothing yet)."""
+    try:
+        obj = json.loads(os.pread(fd, 4096, 0))
+        return f"pid {int(obj['pid'])}, started {obj['started']} with {obj['command']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "pid unknown: it has only just started"
 
 
 @dataclass(frozen=True)
