@@ -77,3 +77,21 @@ def test_live_table_shows_rows_states_and_spend():
     row_b = next(line for line in plain.splitlines() if "│ b " in line)
     assert "failed: auth" in row_b and "$" not in row_b
     assert "\x1b[" in out.getvalue()   # a terminal gets control codes
+
+
+def test_names_and_messages_cannot_drive_the_terminal():
+    """A participant name or a CLI's error text is shown as text: no escape sequence it holds
+    reaches the terminal, and the live table does not read it as rich markup."""
+    hostile = "[bold red]x\x1b]0;pwned\x07"
+    spec = TurnSpec(f"proposal/{hostile}", hostile, "participant", "proposal", 0, "proposal")
+    plain = io.StringIO()
+    p = progress.PlainProgress(plain, clock=FakeClock())
+    p.turn_finished(spec, TurnResult.failed("api_error", "boom\x1b]2;owned\x07\x1b[2J"), 1.0)
+    assert "\x1b" not in plain.getvalue() and "\x07" not in plain.getvalue()
+    live_out = io.StringIO()
+    live = progress.LiveProgress(live_out, clock=FakeClock(), force_terminal=True)
+    live.phase("proposals", [hostile])
+    live.close()
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", live_out.getvalue())  # rich's own CSI codes
+    assert "[bold red]x" in shown
+    assert "\x1b]" not in live_out.getvalue() and "\x07" not in live_out.getvalue()

@@ -165,3 +165,13 @@ def test_answers_cannot_forge_prompt_sections():
     transcript = step(evs).turns[0].variables["transcript"]
     assert "\n## The human's answers" not in transcript
     assert "> ## The human's answers" in transcript and "\n> # code\n" in transcript
+
+
+def test_a_lineup_without_a_judge_ends_after_the_reactions():
+    start = Ev("debate_started", {"quaestio": "Q?", "rounds": 1, "participants": ["a", "b"],
+                                  "judge": None, "synthesizer": None})
+    evs = [start, done("proposal/a", "a", "proposal"), done("proposal/b", "b", "proposal")]
+    assert isinstance(step(evs), Step) and step(evs).phase.startswith("reactions")
+    evs += [done("reaction-1/a", "a", "reaction", 1), done("reaction-1/b", "b", "reaction", 1)]
+    end = step(evs)
+    assert isinstance(end, Done) and end.status == "debated"

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 from disputatio.adapters.base import TurnResult
 from disputatio.protocols.base import TurnSpec
+from disputatio.text import sanitize
 
 
 def warn(text: str) -> None:
     """A warning that shows even with --quiet: the user needs to know."""
-    print(f"warning: {text}", file=sys.stderr, flush=True)
+    print(f"warning: {sanitize(text)}", file=sys.stderr, flush=True)
 
 
 def make(quiet: bool = False, stream=None):
@@ -43,7 +44,8 @@ class PlainProgress:
         if self.quiet:
             return
         with self._lock:
-            print(f"[{self._clock() - self._t0:6.1f}s] {text}", file=self.stream, flush=True)
+            print(f"[{self._clock() - self._t0:6.1f}s] {sanitize(text)}", file=self.stream,
+                  flush=True)
 
     def header(self, debate_dir: str, lineup: str) -> None:
         self._line(f"debate {debate_dir} · {lineup}")
@@ -131,7 +133,9 @@ class LiveProgress:
         from rich.text import Text
 
         with self._lock:
-            table = Table(title=f"{self._title}\nphase: {self._phase}", title_justify="left",
+            # Text, not str: a name or a path is shown as it is, never read as rich markup
+            table = Table(title=Text(sanitize(f"{self._title}\nphase: {self._phase}")),
+                          title_justify="left",
                           expand=False)
             for col in ("participant", "phase", "round", "state", "elapsed", "spend"):
                 table.add_column(col)
@@ -140,7 +144,7 @@ class LiveProgress:
                 elapsed = row.elapsed + (now - row.started if row.started else 0.0)
                 style = "red" if row.state.startswith("failed") else (
                     "green" if row.state == "done" else "")
-                table.add_row(name, row.phase, str(row.round) if row.round else "—",
+                table.add_row(Text(sanitize(name)), row.phase, str(row.round) if row.round else "—",
                               Text(row.state, style=style), f"{elapsed:.1f}s",
                               _spend(row.cost if row.cost_known else None,
                                      {"input": row.tokens} if row.tokens else {}, "") or "—")

@@ -37,7 +37,8 @@ class Step:
 @dataclass(frozen=True)
 class Done:
     """The protocol has nothing left to run. ``status``: resolved, needs_input, unclear,
-    aborted (too few proposals) or failed (the judge or synthesizer did not answer)."""
+    debated (no judge in the lineup: the debate ends after the reactions), aborted (too few
+    proposals) or failed (the judge or synthesizer did not answer)."""
 
     status: str
     reason: str = ""
@@ -65,8 +66,8 @@ class DebateState:
     quaestio: str = ""
     rounds: int = 0
     participants: list[str] = field(default_factory=list)
-    judge: str = "judge"
-    synthesizer: str = "judge"
+    judge: str | None = "judge"          # None: a lineup without a judge (debate alone)
+    synthesizer: str | None = "judge"
     turns: dict[str, Turn] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)   # turn ids in completion order
     answers: list[str] = field(default_factory=list)
@@ -83,8 +84,8 @@ class DebateState:
                 s.quaestio = d["quaestio"]
                 s.rounds = d["rounds"]
                 s.participants = list(d["participants"])
-                s.judge = d["judge"]
-                s.synthesizer = d["synthesizer"]
+                s.judge = d.get("judge")
+                s.synthesizer = d.get("synthesizer")
             elif ev.type == "turn_completed":
                 s.turns[d["turn_id"]] = Turn(d["turn_id"], d["role"], d["phase"], d["round"],
                                              d["ok"], d.get("text", ""), d.get("failure"),

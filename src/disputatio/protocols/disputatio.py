@@ -2,7 +2,7 @@
 
 proposals (parallel, blind) → abort unless two succeed → ``rounds`` reaction rounds (parallel,
 each on the transcript so far) → respondeo by the judge → redactio by the synthesizer once the
-judge rules RESOLVED. ``--continue`` answers re-open respondeo; ``--finalize`` re-drafts.
+judge rules RESOLVED. A lineup without a judge ends after the reactions (``debated``). ``--continue`` answers re-open respondeo; ``--finalize`` re-drafts.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ def next_step(s: DebateState) -> Step | Done:
                          {"quaestio": _quaestio(s), "name": p, "round": str(rnd),
                           "rounds": str(s.rounds), "transcript": transcript})
                 for p in missing))
+    if s.judge is None:
+        return Done("debated", "the lineup has no judge: the debate ends after the reactions")
     k = len(s.answers) + 1
     rid = respondeo_id(k)
     if rid not in s.turns:

@@ -72,8 +72,9 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
     lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
               f"- **Started:** {events[0].ts if events else '?'}",
               f"- **Participants:** {', '.join(state.participants)}",
-              f"- **Judge:** {state.judge}" + (f" · **Synthesizer:** {state.synthesizer}"
-                                               if state.synthesizer != state.judge else ""),
+              (f"- **Judge:** {state.judge}" + (f" · **Synthesizer:** {state.synthesizer}"
+                                                if state.synthesizer != state.judge else ""))
+              if state.judge else "- **Judge:** none (the debate ran without a judge)",
               f"- **Rounds:** {state.rounds}"]
     if st.get("repo"):
         lines.append(f"- **Repository:** {st['repo']} at {(st.get('snapshot') or '?')[:12]}"
