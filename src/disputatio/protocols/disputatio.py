@@ -2,7 +2,8 @@
 
 proposals (parallel, blind) → abort unless two succeed → ``rounds`` reaction rounds (parallel,
 each on the transcript so far) → respondeo by the judge → redactio by the synthesizer once the
-judge rules RESOLVED. A lineup without a judge ends after the reactions (``debated``). ``--continue`` answers re-open respondeo; ``--finalize`` re-drafts.
+judge rules RESOLVED; a lineup without a judge ends after the reactions (``debated``).
+``--continue`` answers re-open respondeo; ``--finalize`` re-drafts.
 """
 
 from __future__ import annotations

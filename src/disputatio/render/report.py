@@ -134,7 +134,8 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
         "turns": [{
             "turn_id": v.turn_id, "role": v.role, "seat": v.seat, "phase": v.phase,
             "round": v.round, "adapter": v.adapter, "ok": v.ok, "failure": v.failure,
-            "message": one_line(v.message) if v.message else None, "duration_s": v.duration_s, "cost_usd": v.cost_usd,
+            "message": one_line(v.message) if v.message else None,
+            "duration_s": v.duration_s, "cost_usd": v.cost_usd,
             "tokens": v.tokens or None, "evidence": v.evidence or None,
             "cli_version": v.cli_version,
         } for v in views],
