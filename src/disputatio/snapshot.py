@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -33,12 +34,9 @@ OWNER_FILE = "owner.json"
 _SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "core.splitIndex=false",
          "core.untrackedCache=false", "gc.auto=0", "maintenance.auto=false",
          "submodule.recurse=false", "commit.gpgSign=false")
-# In the user's repository we keep their config (their global excludesFile decides what is
-# "ignored", which keeps secrets out) but not the LFS filter, which would write into .git/lfs.
-_USER = ("filter.lfs.process=", "filter.lfs.clean=", "filter.lfs.smudge=",
-         "filter.lfs.required=false")
 SAFE_FLAGS = [a for kv in _SAFE for a in ("-c", kv)]
-USER_FLAGS = SAFE_FLAGS + [a for kv in _USER for a in ("-c", kv)]
+# A filter driver's keys (gitattributes(5)): the commands git would run on a path's bytes.
+_FILTER_KEY = re.compile(rb"filter\.(.+)\.(?:clean|smudge|process|required)", re.S)
 # Kept from our environment: where git lives, and the user's fence on repository discovery (a
 # home directory that is itself a repository must not swallow a --repo that is not one).
 _KEEP = {"GIT_EXEC_PATH", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"}
@@ -112,6 +110,33 @@ def base_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_LFS_SKIP_SMUDGE="1", GIT_OPTIONAL_LOCKS="0",
                LC_ALL="C", LANGUAGE="C")
+    return env
+
+
+def user_env(cwd: Path) -> dict[str, str]:
+    """For git in the user's repository. Their config is kept (their excludes decide what is
+    "ignored", which keeps secrets out), but every filter driver it names, in any scope, is
+    switched off: clean, smudge and the long-running ``process`` kind git-lfs uses would run
+    the user's programs (git-lfs writes into .git/lfs; a missing one fails the command). Empty
+    commands make git take bytes as they are; ``required=false`` makes that no error. Set as
+    environment config, which outranks every config file as ``-c`` does but takes any key: a
+    driver's name may hold ``=`` or spaces, which ``-c`` cannot carry.
+
+    Diff drivers (textconv, external diff) are not listed: no command we run in the user's
+    repository compares contents (porcelain status never does)."""
+    env = base_env()
+    res = git(["config", "-z", "--list"], env, cwd=cwd, check=False)
+    if res.returncode != 0:  # a config file git cannot parse
+        raise WorkspaceError(one_line(res.stderr))
+    names = {m.group(1) for e in res.stdout.split(b"\0")
+             if (m := _FILTER_KEY.fullmatch(e.split(b"\n", 1)[0]))}
+    pairs = [(b"filter." + n + b"." + k, v) for n in sorted(names)
+             for k, v in ((b"clean", b""), (b"smudge", b""), (b"process", b""),
+                          (b"required", b"false"))]
+    for i, (k, v) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = os.fsdecode(k), os.fsdecode(v)
+    if pairs:
+        env["GIT_CONFIG_COUNT"] = str(len(pairs))
     return env
 
 
@@ -234,6 +259,7 @@ class Snapshot:
 @dataclass
 class _Repo:
     cwd: Path  # the working tree's root, or the git dir of a bare repository
+    env: dict[str, str]  # user_env(): every git command in the user's repository runs with it
     common: Path
     objects: Path
     bare: bool
@@ -241,6 +267,9 @@ class _Repo:
     head: str
     branch: str | None
     warnings: list[str]
+
+    def git(self, args: list[str], check: bool = True) -> subprocess.CompletedProcess:
+        return git(SAFE_FLAGS + args, self.env, cwd=self.cwd, check=check)
 
 
 def open_snapshot(repo: Path, include_uncommitted: bool = False) -> Snapshot:
@@ -252,7 +281,7 @@ def open_snapshot(repo: Path, include_uncommitted: bool = False) -> Snapshot:
     if info.bare and include_uncommitted:
         info.warnings.append("a bare repository has no working tree; agents see HEAD")
     elif not info.bare:
-        changes = _changes(info.cwd, "all" if include_uncommitted else "normal")
+        changes = _changes(info, "all" if include_uncommitted else "normal")
         if changes and not include_uncommitted:
             info.warnings.append("the working tree has uncommitted changes; agents see HEAD "
                                  "(use --include-uncommitted)")
@@ -284,8 +313,12 @@ def _inspect(given: Path) -> _Repo:
         raise WorkspaceError(f"{given}: path does not exist")
     if not path.is_dir():
         raise WorkspaceError(f"{given}: not a directory")
-    path, env = path.resolve(), base_env()
-    res = git(USER_FLAGS + ["rev-parse", "--path-format=absolute", "--git-common-dir",
+    path = path.resolve()
+    try:
+        env = user_env(path)
+    except WorkspaceError as exc:
+        raise WorkspaceError(f"{given}: {exc}") from None
+    res = git(SAFE_FLAGS + ["rev-parse", "--path-format=absolute", "--git-common-dir",
                             "--git-path", "objects", "--is-bare-repository",
                             "--is-inside-git-dir", "--show-object-format",
                             "--is-shallow-repository"], env, cwd=path, check=False)
@@ -300,25 +333,29 @@ def _inspect(given: Path) -> _Repo:
     elif inside == "true":
         raise WorkspaceError(f"{given}: is inside a .git directory; pass the working tree")
     else:
-        cwd = Path(git(["rev-parse", "--show-toplevel"], env, cwd=path).stdout.decode().strip())
+        cwd = Path(git(SAFE_FLAGS + ["rev-parse", "--show-toplevel"], env, cwd=path)
+                   .stdout.decode().strip())
         if cwd != path:
             warnings.append(f"{given} is inside the repository {cwd}; agents see all of it")
-    head = git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], env, cwd=cwd, check=False)
+    info = _Repo(cwd, env, Path(common), Path(objects), bare == "true", fmt, "", None, warnings)
+    head = info.git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], check=False)
     if head.returncode != 0:
         raise WorkspaceError(f"{given}: repository has no commits")
-    ref = git(["symbolic-ref", "-q", "HEAD"], env, cwd=cwd, check=False).stdout.decode().strip()
+    info.head = head.stdout.decode().strip()
+    ref = info.git(["symbolic-ref", "-q", "HEAD"], check=False).stdout.decode().strip()
+    info.branch = ref if ref.startswith("refs/heads/") else None
     if shallow == "true":
         warnings.append("the repository is a shallow clone; agents see its truncated history")
-    return _Repo(cwd, Path(common), Path(objects), bare == "true", fmt,
-                 head.stdout.decode().strip(), ref if ref.startswith("refs/heads/") else None,
-                 warnings)
+    return info
 
 
-def _changes(top: Path, untracked: str) -> list[str]:
+def _changes(info: _Repo, untracked: str) -> list[str]:
     """Paths that differ from HEAD, read-only (GIT_OPTIONAL_LOCKS=0: status does not even
-    refresh the user's index); submodule pointers stay as in HEAD."""
-    res = git(USER_FLAGS + ["status", "--porcelain=v1", "-z", f"--untracked-files={untracked}",
-                            "--no-renames", "--ignore-submodules=all"], base_env(), cwd=top)
+    refresh the user's index); submodule pointers stay as in HEAD. With filters off, a file
+    whose stat data is stale is compared by its raw bytes: a smudged LFS file shows here as
+    changed, where the user's own git, running git-lfs, would call it clean."""
+    res = info.git(["status", "--porcelain=v1", "-z", f"--untracked-files={untracked}",
+                    "--no-renames", "--ignore-submodules=all"])
     return [os.fsdecode(e[3:]) for e in res.stdout.split(b"\0") if len(e) > 3]
 
 
@@ -388,7 +425,7 @@ def _commit_changes(info: _Repo, changes: list[str], root: Path, env: dict[str, 
     Bytes are hashed raw (--no-filters): no clean filter of the user's runs."""
     env = env | {"GIT_INDEX_FILE": str(root / "uncommitted.index")}
     git(SAFE_FLAGS + ["read-tree", info.head], env)
-    cfg = git(["config", "--type=bool", "core.fileMode"], base_env(), cwd=info.cwd, check=False)
+    cfg = info.git(["config", "--type=bool", "core.fileMode"], check=False)
     prior: dict[str, str] | None = None  # without core.fileMode the exec bit lies: HEAD's modes
     if cfg.stdout.strip() == b"false":
         prior = {}
@@ -448,8 +485,8 @@ def _hash_files(paths: list[Path], env: dict[str, str]) -> list[str]:
 def _write_refs(mirror: Path, info: _Repo, commit: str) -> None:
     """Copy the values (not the storage) of branches, tags and remote-tracking refs, so agents
     can run ``git diff main...HEAD``; no remote is configured, so nothing can be pushed."""
-    res = git(USER_FLAGS + ["for-each-ref", "--format=%(objectname) %(refname) %(symref)",
-                            "refs/heads", "refs/tags", "refs/remotes"], base_env(), cwd=info.cwd)
+    res = info.git(["for-each-ref", "--format=%(objectname) %(refname) %(symref)",
+                    "refs/heads", "refs/tags", "refs/remotes"])
     refs = {}
     for line in res.stdout.splitlines():
         sha, name, sym = (line.split(b" ", 2) + [b""])[:3]
