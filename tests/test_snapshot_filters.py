@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli, write_config
+from disputatio import ledger
 from disputatio.workspace import WorkspaceError, Workspaces, open_snapshot
 from test_hostile import tree_digest
 
@@ -225,4 +227,26 @@ def test_real_git_lfs_repository(tmp_path, monkeypatch):
         ws.close()
     assert sorted(os.listdir(world["markers"])) == []
     assert {"repo": tree_digest(repo), "home": tree_digest(world["home"])} == before
+    assert list(world["tmp"].iterdir()) == []
+
+
+# ---------------------------------------------------------------- through the CLI
+
+
+@pytest.mark.parametrize("include_uncommitted", [False, True], ids=["head", "uncommitted"])
+def test_a_debate_on_a_filtered_repository(home, world, include_uncommitted):
+    """As a user runs it: exit 0, agents read the pointer they should, no driver ran."""
+    before = user_state(world)
+    reader = {"adapter": "command", "argv": ["sh", "-c", "sed -n 2p model.bin"]}
+    cfg = write_config(home / "d.yaml", [reader | {"name": "a"}, reader | {"name": "b"}])
+    flags = ["--include-uncommitted"] if include_uncommitted else []
+    r = run_cli("Review this", "--repo", str(world["repo"]), "--config", str(cfg), "-q",
+                *flags, cwd=home, env={"TMPDIR": str(world["tmp"])})
+    assert r.returncode == 0, r.stderr
+    events = ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")
+    done = [e.data for e in events if e.type == "turn_completed"]
+    seen = {t["text"].strip() for t in done if t["role"] in ("a", "b")}
+    assert seen == {(NEW_POINTER if include_uncommitted else OLD_POINTER).splitlines()[1]}
+    assert sorted(os.listdir(world["markers"])) == []
+    assert user_state(world) == before
     assert list(world["tmp"].iterdir()) == []
