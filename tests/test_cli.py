@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import run_cli, sim, write_config
 from disputatio import ledger
 
@@ -400,3 +402,40 @@ def test_a_relative_command_runs_from_the_agents_workspace(home):
 def test_include_uncommitted_without_a_repo_is_refused(home):
     r = run_cli("--demo", "--include-uncommitted", cwd=home)
     assert r.returncode == 2 and "needs a repository" in r.stderr
+
+
+# --- Ctrl-C at start-up --------------------------------------------------------------------
+# The process signals itself at a known point before any use case has installed its own
+# handlers: while typer builds the command, and while the use case's modules are imported.
+# os.kill on our own pid runs the handler at the next bytecode, so the point is exact.
+SIGNAL_WHILE_TYPER_BUILDS = """
+import os, signal, sys
+import typer.main
+real = typer.main.get_command
+def get_command(app):
+    os.kill(os.getpid(), {sig})
+    return real(app)
+typer.main.get_command = get_command
+"""
+SIGNAL_WHILE_THE_USE_CASE_LOADS = """
+import importlib.abc, os, signal, sys
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "disputatio.app":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {sig})
+        return None
+sys.meta_path.insert(0, Hook())
+"""
+ENTRY = "from disputatio.cli import main; sys.argv[0] = 'disputatio'; main()"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("where", [SIGNAL_WHILE_TYPER_BUILDS, SIGNAL_WHILE_THE_USE_CASE_LOADS],
+                         ids=["typer-builds-the-command", "use-case-loads"])
+def test_a_signal_at_start_up_is_one_line_exit_130(home, where, sig):
+    script = where.format(sig=int(sig)) + ENTRY
+    r = subprocess.run([sys.executable, "-c", script, "--demo", "q"], cwd=home,
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (r.returncode, r.stderr, r.stdout) == (130, "error: interrupted\n", "")
+    assert not (home / ".debate").exists()

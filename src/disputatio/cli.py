@@ -7,6 +7,7 @@ ledger, or --doctor an unhealthy CLI), 2 usage or config error, 130 interrupted.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -175,18 +176,49 @@ def _fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
-def main() -> None:
-    """Console entry point. Click's own usage errors (an unknown flag, ``--rounds -1``) become
-    one ``error:`` line with exit 2, like every other usage error."""
-    from typer._click import exceptions as click_errors
+class _Interrupted(SystemExit):
+    """Ctrl-C or SIGTERM before a use case installs its own handlers. Not a KeyboardInterrupt:
+    typer turns that into a silent exit 130 (or, in releases built on click, into click's
+    Abort) depending on where it lands; a SystemExit passes through typer untouched, and every
+    ``finally`` on the way out still runs."""
 
+
+def _interrupt(signum, frame) -> None:
+    raise _Interrupted(130)
+
+
+def main() -> None:
+    """Console entry point: one ``error:`` line and a documented exit code for what happens
+    before a use case takes over: typer's own usage errors (an unknown flag, ``--rounds -1``;
+    exit 2) and Ctrl-C or SIGTERM at start-up (exit 130)."""
+    old = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         code = cli(prog_name="disputatio", standalone_mode=False)
-    except click_errors.UsageError as exc:
-        hint = " (see disputatio --help)"
-        print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
-        sys.exit(2)
-    except (click_errors.Abort, KeyboardInterrupt):
+    except (_Interrupted, typer.Abort):
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Exception as exc:
+        said = _framework_error(exc)
+        if said is None:
+            if os.environ.get("DISPUTATIO_DEBUG"):
+                raise
+            said = f"internal error: {type(exc).__name__}: {exc}", 1
+        message, status = said
+        hint = " (see disputatio --help)" if status == 2 else ""
+        print(f"error: {message}{hint}", file=sys.stderr)
+        sys.exit(status)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _framework_error(exc: Exception) -> tuple[str, int] | None:
+    """typer's own errors, told by the interface click defined for them and typer keeps
+    (``exit_code`` and ``format_message()``; a usage error has exit code 2) rather than by a
+    class: typer exports no usage-error class, and the modules that hold one are private and
+    differ between the releases built on click and those that vendor it."""
+    status, fmt = getattr(exc, "exit_code", None), getattr(exc, "format_message", None)
+    if isinstance(status, int) and callable(fmt):
+        return str(fmt()), status
+    return None
