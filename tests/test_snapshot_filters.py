@@ -208,7 +208,7 @@ def test_real_git_lfs_repository(tmp_path, monkeypatch):
 
     shim = tmp_path / "shim"
     shim.mkdir()
-    (shim / "git-lfs").write_text(f"#!/bin/sh\ntouch '{world['markers']}/git-lfs-$$'\n"
+    (shim / "git-lfs").write_text(f"#!/bin/sh\ntouch '{world['markers']}/git-lfs'-$$\n"
                                   f"exec '{shutil.which('git-lfs')}' \"$@\"\n")
     (shim / "git-lfs").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
