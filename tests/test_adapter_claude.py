@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -16,7 +17,7 @@ from disputatio.adapters.base import (
     UNPARSEABLE,
     TurnRequest,
 )
-from disputatio.adapters.claude import ADAPTER
+from disputatio.adapters.claude import ADAPTER, ALLOWED_TOOLS, DENIED_TOOLS
 
 
 def test_argv_is_exact_and_the_prompt_goes_on_stdin():
@@ -24,13 +25,14 @@ def test_argv_is_exact_and_the_prompt_goes_on_stdin():
                       max_budget_usd=0.5, extra_args=("--verbose",), env={"A": "1"})
     inv = ADAPTER.build(req)
     allowed = ("Bash(git diff *),Bash(git log *),Bash(git show *),Bash(git status *),"
-               "Bash(git grep *),Bash(git blame *),Bash(pytest *),Bash(python -m pytest *),"
-               "Bash(python3 -m pytest *),Bash(npm test *),Bash(go test *),Bash(cargo test *)")
+               "Bash(git blame *),Bash(pytest *),Bash(python -m pytest *),"
+               "Bash(python3 -m pytest *),Bash(npm test),Bash(npm test -- *),Bash(go test *),"
+               "Bash(cargo test *)")
     assert inv.argv == (
         "/opt/claude", "-p",
         "--tools", "Read,Grep,Glob,Bash",
         "--allowedTools", allowed,
-        "--disallowedTools", "Bash(git *--output*)",
+        "--disallowedTools", DENIED_TOOLS,
         "--mcp-config", '{"mcpServers":{}}', "--strict-mcp-config",
         "--permission-mode", "dontAsk",
         "--setting-sources", "user",
@@ -42,6 +44,75 @@ def test_argv_is_exact_and_the_prompt_goes_on_stdin():
     assert inv.stdin == "Review this ☃".encode()
     assert inv.env == {"A": "1"}
     assert not any("Write" in a or "Edit" in a for a in inv.argv)
+
+
+def _rule(pattern: str) -> re.Pattern:
+    """A Bash permission rule as 2.1.197 matches it against the raw command (measured with the
+    real binary, tests/real/test_real_fence.py): "*" is anything, a trailing " *" also matches
+    the bare command, and four backslashes stand for one."""
+    body = pattern.removeprefix("Bash(").removesuffix(")")
+    bare, body = body.endswith(" *"), body.removesuffix(" *")
+    parts = [re.escape(p.replace("\\" * 4, "\\")) for p in body.split("*")]
+    return re.compile(".*".join(parts) + ("( .*)?" if bare else ""), re.S)
+
+
+def _verdict(command: str) -> str:
+    if any(_rule(r).fullmatch(command) for r in DENIED_TOOLS.split(",")):
+        return "denied"
+    if any(_rule(r).fullmatch(command) for r in ALLOWED_TOOLS.split(",")):
+        return "allowed"
+    return "not approved"
+
+
+# argument forms of approved commands that write outside the checkout or run another program
+ESCAPES = [
+    "git grep --open-files-in-pager='touch /tmp/x' a", "git grep -O'touch /tmp/x' a",
+    "git grep --open=touch a", "git grep -nOtouch a",
+    "git diff --output=/tmp/x", "git log -1 --output /tmp/x", "git blame --output=x a.py",
+    "git diff --ext-diff", "git diff --out''put=/tmp/x", 'git diff --out"p"ut=x',
+    "git diff --out\\put=x", "git log --out{put,}=x",
+    "pytest -q --junitxml=/tmp/j.xml", "python3 -m pytest --junit-xml j.xml",
+    "python -m pytest --junit-xml=j.xml", "pytest --basetemp=b", "pytest --debug=d.log",
+    "pytest --log-file=l", "pytest --report-log=r", "pytest -o cache_dir=c",
+    "pytest --override-ini=cache_dir=c", "pytest --rootdir=r", "pytest -c other.ini",
+    "pytest --jun''itxml=j.xml", "pytest --jun\\itxml=j.xml", "pytest --jun{itxml,}=j",
+    "pytest ~/x", "pytest $HOME", "pytest ../x", "pytest ..", "pytest a/../../x",
+    "pytest /tmp/x", "pytest -k `id`",
+    "npm test --script-shell=touch", "npm test --prefix=/x", "npm test -- /tmp/x",
+    "go test -o /tmp/t ./...", "go test -exec touch ./...", "go test -toolexec x ./...",
+    "go test -coverprofile=c ./...", "go test -cpuprofile c ./...", "go test -trace t",
+    "cargo test --config target.x.runner=touch", "cargo test --target-dir t",
+    "cargo test -Z unstable-options", "cargo test --manifest-path ../Cargo.toml",
+    "PYTEST_ADDOPTS=--junitxml=/tmp/j pytest", "pytest; touch /tmp/x",
+]
+READS = [
+    "git diff HEAD", "git diff HEAD~1", "git log --oneline -5", "git log main..HEAD",
+    "git log --format=%H%x09%s -1", "git show HEAD --stat", "git status", "git blame a.py",
+    "pytest", "pytest -q", "pytest -q -k test_a", "pytest tests/test_a.py::test_b -x",
+    "python3 -m pytest -q", "python -m pytest tests", "npm test", "npm test -- -k x",
+    "go test ./...", "go test -run TestX -v ./pkg", "cargo test", "cargo test --lib foo",
+]
+
+
+@pytest.mark.parametrize("command", ESCAPES)
+def test_argument_forms_that_write_or_execute_are_not_approved(command):
+    assert _verdict(command) != "allowed"
+
+
+@pytest.mark.parametrize("command", READS)
+def test_the_commands_a_reviewer_needs_stay_approved(command):
+    assert _verdict(command) == "allowed"
+
+
+def test_git_grep_is_not_approved_at_all():
+    # its -O runs any command, also abbreviated or bundled: the Grep tool searches instead
+    assert "git grep" not in ALLOWED_TOOLS and _verdict("git grep foo") == "not approved"
+
+
+def test_a_backslash_is_written_as_four_in_a_rule():
+    backslash = "\\"
+    rules = [r for r in DENIED_TOOLS.split(",") if backslash in r]
+    assert rules and all(r.endswith("*" + backslash * 4 + "*)") for r in rules), rules
 
 
 def test_model_effort_and_budget_only_when_given():

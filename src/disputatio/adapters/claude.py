@@ -1,7 +1,8 @@
 """Claude Code (``claude -p``), proven against 2.1.197 (see docs/adapters.md).
 
 Read-only by construction: ``--tools`` offers only Read, Grep, Glob and Bash; ``--allowedTools``
-pre-approves the few Bash commands a reviewer needs (git inspection, test runners) and
+pre-approves the few Bash commands a reviewer needs (git inspection, test runners),
+``--disallowedTools`` refuses their argument forms that write or run another program, and
 ``--permission-mode dontAsk`` denies every other call without asking. Write and Edit are never
 offered. ``--setting-sources user`` keeps the checkout's own ``.claude/settings.json`` (hooks,
 allow rules) out of the turn while keeping the user's login and preferences.
@@ -16,17 +17,50 @@ import json
 
 from disputatio.adapters import _common as c
 from disputatio.adapters.base import BUDGET, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.fence import StateDir
 
 BUILTIN_TOOLS = "Read,Grep,Glob,Bash"
-# Bash commands auto-approved under dontAsk; anything else the model tries is denied.
-# "Bash(x *)" is the rule syntax the tested version's own --help shows ("Bash(git *)").
-READ_ONLY_BASH = (
-    "git diff", "git log", "git show", "git status", "git grep", "git blame",
-    "pytest", "python -m pytest", "python3 -m pytest", "npm test", "go test", "cargo test",
+# What each pre-approved Bash command may not contain. A deny rule beats an allow rule, and "*"
+# in a rule matches anything. Rules see the raw command, so quoting, escapes and brace
+# expansion are refused first (``--out''put=/x`` is ``--output=/x`` to the shell); what
+# remains is what the shell runs. Flags close only the forms known here: a test runner runs
+# the repository's own code, which only the OS fence confines.
+UNQUOTED = ("'", '"', "\\", "{", "`")
+# a path outside the checkout, or a variable (``./...`` is go's "every package below")
+OUTSIDE = (" /", "=/", ":/", "~", "$", " ..", "=..", "../")
+GIT = (
+    *UNQUOTED,
+    "--output",    # diff/log/show/blame --output=FILE writes FILE
+    "--ext-diff",  # runs the configured external diff program
 )
-ALLOWED_TOOLS = ",".join(f"Bash({cmd} *)" for cmd in READ_ONLY_BASH)
-# git diff/log/show --output=FILE writes a file; deny rules win over allow rules
-DENIED_TOOLS = "Bash(git *--output*)"
+PYTEST = (
+    "--junit", "--basetemp", "--debug", "--log-file", "--report-log", "--result-log",
+    "--resultlog", "--override-ini", " -o", "--rootdir", "--confcutdir", " -c",
+    "--config-file", "--cov-report", *UNQUOTED, *OUTSIDE,
+)
+GO = ("-o", "exec", "profile", "-trace", "-pkgdir", "-modfile", *UNQUOTED, *OUTSIDE)
+CARGO = ("--config", " -Z", "--target-dir", "--manifest-path", "--out-dir", "--artifact-dir",
+         "--lockfile-path", *UNQUOTED, *OUTSIDE)
+# Bash commands auto-approved under dontAsk (the rule syntax of the tested version's --help,
+# "Bash(git *)"), with what each may not contain; anything else the model tries is denied.
+# No ``git grep``: -O/--open-files-in-pager runs any command and git accepts it abbreviated
+# and bundled (--open=CMD, -nOCMD), which no pattern can list; the Grep tool searches instead.
+# npm reads any --key=value as config and expands abbreviations, so only ``npm test`` bare or
+# with arguments after "--" (which go to the test script) is approved.
+READ_ONLY_BASH: dict[str, tuple[str, ...]] = {
+    "git diff *": GIT, "git log *": GIT, "git show *": GIT, "git status *": GIT,
+    "git blame *": GIT,
+    "pytest *": PYTEST, "python -m pytest *": PYTEST, "python3 -m pytest *": PYTEST,
+    "npm test": (), "npm test -- *": (*UNQUOTED, *OUTSIDE),
+    "go test *": GO, "cargo test *": CARGO,
+}
+ALLOWED_TOOLS = ",".join(f"Bash({rule})" for rule in READ_ONLY_BASH)
+# A backslash in the command is matched by four in the rule (measured with 2.1.197: one or
+# two match nothing).
+DENIED_TOOLS = ",".join(
+    f"Bash({rule.removesuffix(' *')}*{arg.replace(chr(92), chr(92) * 4)}*)"
+    for rule, denied in READ_ONLY_BASH.items() for arg in denied
+)
 NO_MCP = json.dumps({"mcpServers": {}}, separators=(",", ":"))
 
 
@@ -36,6 +70,8 @@ class Claude:
     default_bin = "claude"
     tested_version = "2.1.197"
     version_args = ("--version",)
+    # its login, settings and session files (CLAUDE_CONFIG_DIR holds .claude.json when set)
+    state_dirs = (StateDir("CLAUDE_CONFIG_DIR", ("~/.claude", "~/.claude.json")),)
 
     def build(self, request: TurnRequest) -> Invocation:
         # Each variadic option (--tools, --allowedTools, --disallowedTools, --mcp-config) is
