@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 
 import pytest
 
@@ -24,9 +25,23 @@ def test_argv_is_exact_and_the_prompt_goes_on_stdin():
     inv = ADAPTER.build(req)
     # -p "" appends nothing to stdin but forces headless mode; no effort flag exists
     assert inv.argv == ("/opt/gemini", "-p", "", "-o", "json", "--approval-mode", "plan",
+                        "--admin-policy", "{scratch}/gemini-admin-policy.toml",
                         "-m", "gemini-2.5-flash", "--debug")
     assert inv.stdin == b"Review"
     assert inv.env == {"GEMINI_CLI_TRUST_WORKSPACE": "true", "GEMINI_API_KEY": "k"}
+    assert set(inv.files) == {"gemini-admin-policy.toml"}
+
+
+def test_an_admin_policy_denies_leaving_plan_mode_and_every_writing_tool():
+    # plan mode alone lets write_file plan.md -> exit_plan_mode ("Switching to YOLO mode") ->
+    # run_shell_command through; a denied tool is not even offered to the model
+    inv = ADAPTER.build(TurnRequest(prompt="p", bin="gemini"))
+    policy = tomllib.loads(inv.files["gemini-admin-policy.toml"].decode())
+    [rule] = policy["rule"]
+    assert set(rule["toolName"]) == {"exit_plan_mode", "write_file", "replace",
+                                     "run_shell_command"}
+    assert rule["decision"] == "deny" and rule["priority"] == 999
+    assert not {"modes", "argsPattern", "interactive"} & set(rule)  # always, for any call
 
 
 def test_user_env_wins_over_adapter_defaults():

@@ -5,7 +5,12 @@ while still forcing headless mode whatever the terminal looks like (verified aga
 
 Read-only through ``--approval-mode plan``: a policy-engine mode that denies every write
 outside the CLI's own plans directory even if the user's settings auto-approve tools, which
-the default mode's "headless offers no write tools" behaviour does not promise.
+the default mode's "headless offers no write tools" behaviour does not promise. Plan mode alone
+has a way out: ``write_file plan.md`` (allowed into the plans folder), then ``exit_plan_mode``
+("Plan approved. Switching to YOLO mode") offers ``run_shell_command``. An admin policy
+(``--admin-policy``, the tier no user or workspace policy overrides) therefore denies leaving
+plan mode and every tool that writes or runs commands; denied tools are not even offered.
+
 
 Output: success is one pretty-printed JSON object on stdout. Failures are a JSON
 ``{"error": {...}}`` on stderr, possibly after log lines and stack traces; the exit code is the
@@ -19,6 +24,15 @@ from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, Tur
 
 # fixed exit codes meaning "your credentials": 41 FatalAuthenticationError, 401/403 mod 256
 AUTH_EXITS = {41, 401 % 256, 403 % 256}
+POLICY_FILE = "gemini-admin-policy.toml"
+DENIED_TOOLS = ("exit_plan_mode", "write_file", "replace", "run_shell_command")
+ADMIN_POLICY = f"""\
+[[rule]]
+toolName = [{", ".join(f'"{t}"' for t in DENIED_TOOLS)}]
+decision = "deny"
+priority = 999
+denyMessage = "Read-only turn: answer in text; no file writes, commands or leaving plan mode."
+"""
 
 
 class Gemini:
@@ -34,11 +48,13 @@ class Gemini:
             request.bin, "-p", "",
             "-o", "json",
             "--approval-mode", "plan",
+            "--admin-policy", f"{{scratch}}/{POLICY_FILE}",
             *c.flag("-m", request.model),
             *request.extra_args,
         ]
         # an untrusted checkout would exit 55 before the first request
-        return c.invocation(request, argv, env={"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+        return c.invocation(request, argv, env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+                            files={POLICY_FILE: ADMIN_POLICY.encode()})
 
     def parse(self, capture: Capture) -> TurnResult:
         failed = c.preflight(capture)
