@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import yaml
 
 from conftest import ROOT, run_cli, sim, write_config
+from disputatio import ledger
 from disputatio.config import DebateConfig
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
@@ -150,11 +155,13 @@ def test_doctor_reads_copilots_version_without_its_full_stop(home, tmp_path):
 
 # --- --init ------------------------------------------------------------------------------
 
-def run_init(tmp_path: Path, bindir: Path, *args: str) -> subprocess.CompletedProcess:
+def run_init(tmp_path: Path, bindir: Path, *args: str,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``disputatio --init`` with PATH = ``bindir`` only, HOME and XDG_CONFIG_HOME in tmp."""
+    extra = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DISPUTATIO_"))}
     env.update(PATH=str(bindir), HOME=str(tmp_path / "home"),
-               XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+               XDG_CONFIG_HOME=str(tmp_path / "xdg"), **extra)
     bindir.mkdir(parents=True, exist_ok=True)
     (tmp_path / "home").mkdir(exist_ok=True)
     return subprocess.run([sys.executable, "-c", INIT, "--init", *args], cwd=tmp_path,
@@ -247,3 +254,177 @@ def test_init_replaces_a_broken_user_config(tmp_path):
     assert r.returncode == 0, r.stderr
     assert [p.read_text() for p in target.parent.glob("config.yaml.bak-*")] == [
         "participants: [\n"]
+
+
+# --- every CLI invocation runs outside the user's repository ------------------------------
+
+def repo_sentinel(path: Path, repo: Path, version: str, capture: str) -> Path:
+    """A fake CLI that refuses to work inside ``repo``: when its working directory is inside
+    it, or git finds any repository from there, it fails (``--version`` included) and says
+    where it was. Otherwise it behaves like ``fake_cli``."""
+    git = shutil.which("git")
+    body = f'''#!{sys.executable}
+import os, pathlib, subprocess, sys
+repo, here = {str(repo.resolve())!r}, os.path.realpath(os.getcwd())
+found = subprocess.run([{git!r}, "rev-parse", "--absolute-git-dir"], capture_output=True,
+                       text=True)
+if here == repo or here.startswith(repo + os.sep) or found.returncode == 0:
+    sys.stderr.write(f"Error: run inside a repository: cwd {{here}}, git found "
+                     f"{{found.stdout.strip()}}\\n")
+    sys.exit(1)
+if "--version" in sys.argv:
+    print({version!r})
+    sys.exit(0)
+sys.stdin.read()
+sys.stdout.write(pathlib.Path({str(CAPTURES / capture)!r}).read_text())
+'''
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    path.chmod(0o755)
+    return path
+
+
+def git_repo(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+def test_the_version_probe_of_a_debate_runs_outside_the_repository(home, tmp_path):
+    """The probe's output is kept in the debate's raw/versions (inside the repository when
+    the debate runs there); the probe itself runs elsewhere."""
+    git_repo(home)
+    claude = repo_sentinel(tmp_path / "bin" / "claude", home, "2.1.197 (Claude Code)",
+                           "claude/success.stdout")
+    cfg = write_config(home / "c.yaml", [{"adapter": "claude", "bin": str(claude)}, sim("b")],
+                       rounds=0)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    folder = next((home / ".debate").glob("debate-*"))
+    [turn] = [e.data for e in ledger.load(folder / "events.jsonl")
+              if e.type == "turn_completed" and e.data["role"] == "claude"]
+    assert turn["ok"] and turn["cli_version"] == "2.1.197", turn
+    [raw] = (folder / "raw" / "versions").glob("claude-*.stdout")
+    assert raw.read_text() == "2.1.197 (Claude Code)\n"
+
+
+def test_doctor_runs_probe_and_canary_outside_the_repository(home, tmp_path):
+    """Even with GIT_DIR exported by the user, the canary and its probe find no repository."""
+    git_repo(home)
+    claude = repo_sentinel(tmp_path / "bin" / "claude", home, "2.1.197 (Claude Code)",
+                           "claude/success.stdout")
+    cfg = write_config(home / "c.yaml", [{"adapter": "claude", "bin": str(claude)}, sim("b")])
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home,
+                env={"GIT_DIR": str(home / ".git"), "GIT_WORK_TREE": str(home)})
+    assert r.returncode == 0, r.stderr
+    assert "✓ claude (Anthropic, claude 2.1.197): ok in" in r.stderr
+
+
+def test_init_runs_probes_and_canaries_outside_the_repository(tmp_path):
+    repo = git_repo(tmp_path)
+    bindir = tmp_path / "bin"
+    repo_sentinel(bindir / "claude", repo, "2.1.197 (Claude Code)", "claude/success.stdout")
+    repo_sentinel(bindir / "codex", repo, "codex-cli 0.171.0", "codex/success.stdout")
+    r = run_init(tmp_path, bindir, env={"GIT_DIR": str(repo / ".git")})
+    assert r.returncode == 0, r.stderr
+    got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
+    assert got["claude"][0] == "✓" and got["codex"][0] == "✓", r.stderr
+    assert "(Anthropic, claude 2.1.197)" in r.stderr and "(OpenAI, codex 0.171.0)" in r.stderr
+
+
+# --- a CLI that can only retry is reported within seconds --------------------------------
+
+def reconnecting_codex(path: Path) -> Path:
+    """codex with no network, as recorded: its events up to "Reconnecting... waiting for
+    network", after which it waits forever (the real one never stops by itself)."""
+    body = f'''#!{sys.executable}
+import pathlib, sys, time
+if "--version" in sys.argv:
+    print("codex-cli 0.171.0")
+    sys.exit(0)
+sys.stdin.read()
+sys.stdout.write(pathlib.Path({str(CAPTURES / "codex" / "no_network.stdout")!r}).read_text())
+sys.stdout.flush()
+while True:
+    time.sleep(3600)
+'''
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    path.chmod(0o755)
+    return path
+
+
+def running(marker: str) -> list[int]:
+    """Live processes whose command line (arguments joined by spaces, plus a trailing space)
+    contains ``marker``."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and marker.encode() in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def test_doctor_reports_a_cli_that_only_reconnects_within_seconds(home, tmp_path):
+    codex = reconnecting_codex(tmp_path / "offline" / "codex")
+    cfg = write_config(home / "c.yaml", [{"adapter": "codex", "bin": str(codex)}, sim("b")])
+    started = time.monotonic()
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home, timeout=60)  # canary timeout 90 s
+    seconds = time.monotonic() - started
+    assert r.returncode == 1, r.stderr
+    got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
+    mark, rest = got["codex"]
+    assert mark == "✗" and rest.startswith("api_error: codex cannot reach its API and only "
+                                           "retries"), r.stderr
+    assert "codex last said: Reconnecting... waiting for network" in rest
+    assert got["b"][0] == "✓"
+    assert seconds < 30, r.stderr
+    assert running(str(tmp_path / "offline")) == [], "the reconnecting CLI outlived the doctor"
+
+
+# --- a lineup without a judge ------------------------------------------------------------
+
+def test_doctor_checks_a_lineup_without_a_judge(home):
+    path = home / "alone.yaml"
+    path.write_text(yaml.safe_dump({"participants": [sim("a"), sim("b")]}))
+    r = run_cli("--doctor", "--config", str(path), cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert [(m, n) for m, n, _ in lines(r.stderr)] == [("✓", "a"), ("✓", "b")]
+    assert "all 2 CLIs healthy" in r.stderr
+
+
+# --- Ctrl-C ------------------------------------------------------------------------------
+
+def test_ctrl_c_ends_every_canary_at_once(home):
+    """The canaries run in sessions of their own, out of reach of the terminal's Ctrl-C: the
+    doctor must end them itself instead of waiting out their timeout."""
+    tag = uuid.uuid4().hex  # in the hung canaries' command lines: this test's, no other's
+    cfg = write_config(home / "c.yaml", [
+        sim("a"), {**sim("stuck", DISPUTATIO_SIM_HANG=1), "model": f"stuck-{tag}"},
+    ], judge={**sim("judge", DISPUTATIO_SIM_HANG=1), "model": f"judge-{tag}"})
+    hung = (f"disputatio.simulated stuck-{tag} ", f"disputatio.simulated judge-{tag} ")
+    proc = subprocess.Popen([sys.executable, "-m", "disputatio", "--doctor", "--config",
+                             str(cfg)], cwd=home, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not all(running(m) for m in hung):
+            assert time.monotonic() < deadline and proc.poll() is None, "no canary started"
+            time.sleep(0.05)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 10
+    assert out == "" and "Traceback" not in err
+    # only canaries that finished by themselves are reported ("a", if it was fast enough)
+    checked = [n for _, n, _ in lines(err)]
+    assert set(checked) <= {"a"}, err
+    assert err.splitlines()[-1] == f"interrupted: {len(checked)} of 3 CLIs checked", err
+    assert not any(running(m) for m in hung), "a canary outlived the doctor"

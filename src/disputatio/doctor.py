@@ -6,11 +6,15 @@ that answers ``--version`` but is not logged in (or is a stale shim) is caught h
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,9 +23,10 @@ import yaml
 
 from disputatio import adapters
 from disputatio.adapters import transport
-from disputatio.adapters.base import TurnRequest, TurnResult
+from disputatio.adapters.base import INTERRUPTED, Invocation, TurnRequest, TurnResult
 from disputatio.config import DebateConfig, Participant, user_config_path
 from disputatio.engine import participant_bin, probe_version
+from disputatio.workspace import agent_env
 
 CANARY = "This is a connectivity check. Reply with the single word OK and nothing else."
 CANARY_TIMEOUT_S = 90.0
@@ -57,7 +62,8 @@ class Health:
 
 
 def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
-    """One short real turn in an empty directory; never raises."""
+    """One short real turn in an empty private directory (never the user's repository);
+    never raises."""
     adapter = adapters.get(p.adapter)
     binary = participant_bin(p)
     stem = f"{p.display}".replace("/", "_")
@@ -69,27 +75,64 @@ def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
                           max_budget_usd=p.max_budget_usd, timeout_s=timeout_s,
                           extra_args=tuple(p.extra_args), env=dict(p.env), options=p.options())
     start = time.monotonic()
-    capture = transport.run(adapter.build(request), work, timeout_s, scratch / "raw", stem)
+    capture = transport.run(_impatient(adapter.build(request)), work, timeout_s,
+                            scratch / "raw", stem, agent_env(os.environ, work))
     return Health(p, binary, adapter.parse(capture), version, time.monotonic() - start)
 
 
-def check_all(people: list[Participant], timeout_s: float) -> list[Health]:
-    with tempfile.TemporaryDirectory(prefix="disputatio-doctor-") as tmp:
+def _impatient(invocation: Invocation) -> Invocation:
+    """A canary gives up at the first sign that the CLI can only retry: a healthy CLI answers
+    a one-word prompt at once, so there is no outage worth waiting out."""
+    if invocation.give_up is None:
+        return invocation
+    return dataclasses.replace(invocation,
+                               give_up=dataclasses.replace(invocation.give_up, patience_s=0.0))
+
+
+def check_all(people: list[Participant], timeout_s: float) -> tuple[list[Health], bool]:
+    """Every canary at once; also whether Ctrl-C/SIGTERM cut them short (the healths then
+    leave out the canaries it ended)."""
+    transport.reset_interrupt()
+    with _interruptible() as stopped, \
+            tempfile.TemporaryDirectory(prefix="disputatio-doctor-",
+                                        ignore_cleanup_errors=True) as tmp:
         with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
-            return list(pool.map(lambda p: canary(p, timeout_s, Path(tmp)), people))
+            healths = list(pool.map(lambda p: canary(p, timeout_s, Path(tmp)), people))
+    return [h for h in healths if h.result.failure != INTERRUPTED], bool(stopped)
+
+
+@contextmanager
+def _interruptible():
+    """Ctrl-C or SIGTERM ends every canary's process tree (they run in sessions of their own,
+    out of reach of the terminal's signal) instead of leaving them to their timeout."""
+    stopped: list[int] = []
+
+    def handler(signum, frame):
+        stopped.append(signum)
+        transport.interrupt_all()
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stopped
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 def doctor(cfg: DebateConfig, timeout_minutes: float | None):
-    from disputatio.app import EXIT_FAILED, EXIT_OK, Outcome
+    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
 
-    people = _unique([*cfg.participants, cfg.judge, *([cfg.synthesizer] if cfg.synthesizer
-                                                      else [])])
+    seats = [*cfg.participants, cfg.judge, cfg.synthesizer]  # a lineup may have no judge
+    people = _unique([p for p in seats if p is not None])
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
     print(f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s)…",
           file=sys.stderr)
-    healths = check_all(people, timeout_s)
+    healths, stopped = check_all(people, timeout_s)
     for h in healths:
         print(h.line(), file=sys.stderr)
+    if stopped:
+        return Outcome(EXIT_INTERRUPTED, None, "interrupted",
+                       f"interrupted: {len(healths)} of {len(people)} CLIs checked")
     for h in healths:
         if (d := h.drift()):
             print(f"warning: {d}", file=sys.stderr)
@@ -113,7 +156,7 @@ def find_binary(adapter_name: str) -> str | None:
 
 
 def init(force: bool, timeout_minutes: float | None):
-    from disputatio.app import EXIT_FAILED, EXIT_OK, Outcome
+    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
 
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
     candidates = []
@@ -124,9 +167,11 @@ def init(force: bool, timeout_minutes: float | None):
             continue
         on_path = shutil.which(adapters.get(name).default_bin) == binary
         candidates.append(Participant(adapter=name, bin=None if on_path else binary))
-    healths = check_all(candidates, timeout_s) if candidates else []
+    healths, stopped = check_all(candidates, timeout_s) if candidates else ([], False)
     for h in healths:
         print(h.line(), file=sys.stderr)
+    if stopped:
+        return Outcome(EXIT_INTERRUPTED, None, "interrupted", "interrupted; nothing was written")
     working = [h.participant for h in healths if h.result.ok]
     if len(working) < 2:
         return Outcome(EXIT_FAILED, None, "unhealthy",

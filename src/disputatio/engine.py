@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import shutil
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -195,13 +196,18 @@ class _VersionCache:
 def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float,
                   env: dict[str, str] | None = None) -> str | None:
     """The first version-looking token ``<bin> <version_args>`` prints, or None. Runs with the
-    participant's ``env`` so a CLI with its own home or cache does not write to the default."""
+    participant's ``env`` so a CLI with its own home or cache does not write to the default,
+    and in a private empty directory: ``raw_dir`` (where the output is kept) may be inside the
+    user's repository, and no CLI ever runs there."""
     from disputatio.adapters.base import Invocation
 
     stem = _stem(f"{adapter.name}-{Path(binary).name}-version")
-    raw_dir.mkdir(parents=True, exist_ok=True)   # also its cwd: never the user's repository
-    cap = transport.run(Invocation(argv=(binary, *adapter.version_args), env=dict(env or {})),
-                        raw_dir, timeout_s, raw_dir, stem)
+    with tempfile.TemporaryDirectory(prefix="disputatio-probe-",
+                                     ignore_cleanup_errors=True) as tmp:
+        cwd = Path(tmp)
+        cap = transport.run(Invocation(argv=(binary, *adapter.version_args),
+                                       env=dict(env or {})),
+                            cwd, timeout_s, raw_dir, stem, agent_env(os.environ, cwd))
     if cap.spawn_error or cap.timed_out or cap.exit_code:
         return None
     text = cap.read_stdout(4096) + cap.read_stderr(4096)

@@ -49,6 +49,23 @@ class TurnRequest:
 
 
 @dataclass(frozen=True)
+class GiveUp:
+    """Output that shows a CLI can only be retrying, so waiting longer is a waste.
+
+    Some CLIs never give up by themselves (codex without a network loops on "Reconnecting...
+    waiting for network"). The transport ends the turn once every line the CLI has written to
+    ``stream`` for ``patience_s`` matched ``pattern`` (a regex over one line, as bytes); a line
+    that does not match means the CLI is making progress again and restarts the clock.
+    """
+
+    pattern: bytes
+    reason: str          # the failure message: what the matched lines mean
+    kind: str            # the failure kind the turn gets
+    patience_s: float = 0.0
+    stream: str = "stdout"
+
+
+@dataclass(frozen=True)
 class Invocation:
     """A process to start: argv, environment additions and the bytes for stdin.
 
@@ -63,6 +80,7 @@ class Invocation:
     # what ``build`` wants ``parse`` to know (e.g. the command adapter's output format); the
     # transport hands it over unchanged as ``Capture.context``
     context: dict[str, object] = field(default_factory=dict)
+    give_up: GiveUp | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,7 @@ class Capture:
     duration_s: float = 0.0
     spawn_error: str | None = None  # the OS error when the binary could not be started
     context: dict[str, object] = field(default_factory=dict)  # from Invocation.context
+    gave_up: GiveUp | None = None  # the rule that ended the process early, if one did
 
     def read_stdout(self, limit: int = 8 * 1024 * 1024) -> str:
         return _read_text(self.stdout_path, limit)
@@ -143,6 +162,9 @@ def process_failure(capture: Capture) -> TurnResult | None:
         return TurnResult.failed(INTERRUPTED, "the run was interrupted (SIGINT or SIGTERM)")
     if capture.timed_out:
         return TurnResult.failed(TIMEOUT, f"no answer within {capture.duration_s:.0f} s")
+    if capture.gave_up is not None:
+        return TurnResult.failed(capture.gave_up.kind, f"{capture.gave_up.reason} (ended after "
+                                 f"{capture.duration_s:.0f} s)")
     return None
 
 

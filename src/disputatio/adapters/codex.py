@@ -10,13 +10,34 @@ reports, not failures. Only ``turn.failed`` (or a failed exit with no answer) is
 
 from __future__ import annotations
 
+import dataclasses
+
 from disputatio.adapters import _common as c
-from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.base import (
+    API_ERROR,
+    AUTH,
+    Capture,
+    GiveUp,
+    Invocation,
+    TurnRequest,
+    TurnResult,
+)
 
 # item types that are the agent acting on the world, as opposed to talking or thinking
 TOOL_ITEMS = {
     "command_execution", "file_change", "mcp_tool_call", "collab_tool_call", "web_search",
 }
+
+# Without a network codex never fails by itself: after its counted retries it loops on this
+# event for as long as it is left running. A minute of nothing else ends the turn (a short
+# outage is survived); ``--doctor`` ends its canary at the first one.
+NO_NETWORK = GiveUp(
+    pattern=rb'^\s*\{\s*"type"\s*:\s*"error"\s*,\s*"message"\s*:\s*"Reconnecting\W+waiting for '
+            rb'network',
+    reason="codex cannot reach its API and only retries",
+    kind=API_ERROR,
+    patience_s=60.0,
+)
 
 
 class Codex:
@@ -36,12 +57,12 @@ class Codex:
             *request.extra_args,
             "-",  # the prompt comes from stdin
         ]
-        return c.invocation(request, argv)
+        return dataclasses.replace(c.invocation(request, argv), give_up=NO_NETWORK)
 
     def parse(self, capture: Capture) -> TurnResult:
         failed = c.preflight(capture)
         if failed:
-            if capture.timed_out:
+            if capture.timed_out or capture.gave_up:
                 # codex retries forever without a network; its last word says why
                 said = [e.get("message") for e in capture.stdout_json_lines()
                         if e.get("type") == "error" and e.get("message")]

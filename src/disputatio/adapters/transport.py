@@ -8,6 +8,7 @@ Output goes straight to files in the debate's ``raw/`` (never through a pipe we 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,10 +17,13 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from disputatio.adapters.base import Capture, Invocation
+from disputatio.adapters.base import Capture, GiveUp, Invocation
 from disputatio.procs import process_start
 
 TERM_GRACE_S = 2.0
+# how often a watched turn's output is read (see GiveUp), and the longest line it matches
+WATCH_INTERVAL_S = 0.2
+WATCH_LINE_MAX = 64 * 1024
 # every agent process (and whatever it starts) carries its owner in its environment, so a run
 # killed with -9 can have its orphans found and ended by the next run
 OWNER_VAR = "DISPUTATIO_OWNER"
@@ -75,10 +79,17 @@ def run(
         with _live_lock:
             _live[proc.pid] = proc
         timed_out = False
+        gave_up = None
         try:
             if _interrupted.is_set():  # interrupt_all ran between our check and registering
                 _end_group(proc)
-            proc.wait(timeout=timeout_s)
+            if invocation.give_up is None:
+                proc.wait(timeout=timeout_s)
+            elif _wait_watching(proc, timeout_s, invocation.give_up,
+                                stdout_path if invocation.give_up.stream == "stdout"
+                                else stderr_path):
+                gave_up = invocation.give_up
+                _end_group(proc)
         except subprocess.TimeoutExpired:
             timed_out = True
             _end_group(proc)
@@ -89,16 +100,50 @@ def run(
     duration = time.monotonic() - start
     code = proc.returncode
     interrupted = _interrupted.is_set() and not timed_out
+    ended_by_us = timed_out or interrupted or gave_up is not None
     return Capture(
         stdout_path,
         stderr_path,
         exit_code=code if code is not None and code >= 0 else None,
-        signal=-code if code is not None and code < 0 and not (timed_out or interrupted) else None,
+        signal=-code if code is not None and code < 0 and not ended_by_us else None,
         timed_out=timed_out,
         interrupted=interrupted,
         duration_s=duration,
         context=invocation.context,
+        gave_up=gave_up if not interrupted else None,
     )
+
+
+def _wait_watching(proc: subprocess.Popen, timeout_s: float | None, rule: GiveUp,
+                   path: Path) -> bool:
+    """``proc.wait(timeout_s)`` that also reads the output as it grows: True (the process still
+    running) once every line written for ``rule.patience_s`` matched ``rule.pattern``."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    pattern = re.compile(rule.pattern)
+    partial, since, long_line = b"", None, False
+    with open(path, "rb") as fh:
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout_s)
+            try:
+                proc.wait(timeout=WATCH_INTERVAL_S if left is None else min(WATCH_INTERVAL_S,
+                                                                              left))
+                return False
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            while chunk := fh.read(1 << 20):
+                *lines, partial = (partial + chunk).split(b"\n")
+                for line in lines:
+                    if long_line:  # the end of a long line
+                        long_line, since = False, None
+                    elif line.strip():
+                        since = (since or now) if pattern.search(line) else None
+                if len(partial) > WATCH_LINE_MAX:  # a long line is an answer, not a retry
+                    long_line, partial, since = True, b"", None
+            if since is not None and now - since >= rule.patience_s:
+                return True
 
 
 def interrupt_all() -> None:
