@@ -106,6 +106,8 @@ def bare_participant(name: str, binary: Path, home: Path) -> dict:
 
 
 def test_doctor_without_credentials_reports_each_clis_own_reason(real_clis, tmp_path):
+    """With the default canary timeout (90 s): every CLI must say what is wrong by itself, or
+    be recognised as only retrying (codex with no network never stops), within seconds."""
     homes = tmp_path / "homes"
     data = {"participants": [bare_participant(n, real_clis[n], homes / n) for n in NAMES]}
     data["judge"] = {**data["participants"][0], "name": "judge"}
@@ -113,8 +115,7 @@ def test_doctor_without_credentials_reports_each_clis_own_reason(real_clis, tmp_
     config.write_text(yaml.safe_dump(data, sort_keys=False))
     env = clean_env(tmp_path / "user-home")
     assert not [k for k in env if "KEY" in k or "TOKEN" in k]
-    proc, seconds = disputatio("--doctor", "--config", str(config), "--timeout", "0.5",
-                               cwd=tmp_path, env=env)
+    proc, seconds = disputatio("--doctor", "--config", str(config), cwd=tmp_path, env=env)
     info = f"exit {proc.returncode} in {seconds:.1f}s\n{proc.stderr}"
     assert proc.returncode == 1, info
     assert proc.stdout == "", info
@@ -125,10 +126,12 @@ def test_doctor_without_credentials_reports_each_clis_own_reason(real_clis, tmp_
         failure, message = m.group(6).split(": ", 1)
         if name in NO_AUTH:
             assert (failure, NO_AUTH[name][1] in message) == (NO_AUTH[name][0], True), info
-        else:  # codex never gives up without network: "Reconnecting… waiting for network"
-            assert failure in ("timeout", "auth", "api_error") and message, info
-    # every canary ended within the 30 s timeout (plus the 2 s SIGTERM grace and startup)
-    assert seconds < 30 + 15, info
+        elif "waiting for network" in message:  # codex, no network: it would retry forever
+            assert failure == "api_error", info
+            assert message.startswith("codex cannot reach its API and only retries"), info
+        else:  # codex with a network: the API refuses the missing credentials
+            assert failure == "auth", info
+    assert seconds < 30, info
     assert "5 of 5 CLIs failed" in proc.stderr, info
     assert lingering(str(homes)) == [], "a CLI outlived the doctor"
     print(f"\ndoctor without credentials: {seconds:.1f}s\n{proc.stderr}")
