@@ -76,7 +76,8 @@ def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
                           extra_args=tuple(p.extra_args), env=dict(p.env), options=p.options())
     start = time.monotonic()
     capture = transport.run(_impatient(adapter.build(request)), work, timeout_s,
-                            scratch / "raw", stem, agent_env(os.environ, work))
+                            scratch / "raw", stem, agent_env(os.environ, work),
+                            writable=[work], state=adapter.state_dirs)
     return Health(p, binary, adapter.parse(capture), version, time.monotonic() - start)
 
 

@@ -19,16 +19,22 @@ from disputatio.adapters import transport
 from disputatio.adapters.base import (
     INTERRUPTED,
     NOT_RUNNABLE,
+    READ_LIMIT,
     Capture,
     TurnRequest,
     TurnResult,
+    collect,
 )
 from disputatio.config import Participant
 from disputatio.ledger import Ledger
 from disputatio.protocols.base import Step, TurnSpec
+from disputatio.text import fmt_size, one_line, sanitize
 from disputatio.workspace import WorkspaceError, agent_env
 
 VERSION_WAIT_S = 3.0
+# what the ledger, the artifacts and other agents' prompts may hold of one answer, in characters;
+# the whole output is always in raw/
+ANSWER_LIMIT = 100_000
 
 
 @dataclass
@@ -41,20 +47,23 @@ class Seat:
 
 class Engine:
     def __init__(self, ledger: Ledger, debate_dir: Path, seats: dict[str, Seat],
-                 workspaces, timeout_s: float, progress=None):
+                 workspaces, timeout_s: float, progress=None, max_parallel: int | None = None):
         self.ledger = ledger
         self.raw_dir = debate_dir / "raw"
         self.seats = seats
         self.workspaces = workspaces
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s   # for seats without their own timeout_minutes
         self.progress = progress
+        self.max_parallel = max_parallel
         self._versions = _VersionCache(self.raw_dir / "versions", timeout_s=15)
 
     def run(self, step: Step) -> None:
-        """Run every turn of the step in parallel; returns when all have finished."""
+        """Run the step's turns in parallel, at most ``max_parallel`` at once (rate limits,
+        small machines: the rest wait for a free slot); returns when all have finished."""
         if self.progress:
             self.progress.phase(step.phase, [t.role for t in step.turns])
-        with ThreadPoolExecutor(max_workers=max(1, len(step.turns))) as pool:
+        workers = max(1, min(len(step.turns), self.max_parallel or len(step.turns)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             for fut in [pool.submit(self._turn, t) for t in step.turns]:
                 fut.result()
 
@@ -66,8 +75,9 @@ class Engine:
         version = self._versions.start(binary, adapter, dict(p.env))
         prompt = prompts.render(spec.template, spec.variables)
         budget = p.max_budget_usd if seat.budget_usd is None else seat.budget_usd
+        timeout_s = p.timeout_minutes * 60 if p.timeout_minutes else self.timeout_s
         request = TurnRequest(prompt=prompt, bin=binary, model=p.model, effort=p.effort,
-                              max_budget_usd=budget, timeout_s=self.timeout_s,
+                              max_budget_usd=budget, timeout_s=timeout_s,
                               extra_args=tuple(p.extra_args), env=dict(p.env),
                               options=p.options())
         invocation = adapter.build(request)
@@ -99,27 +109,64 @@ class Engine:
         waited = time.monotonic() - waited
         # nothing in the agent's environment may lead back to the user's repository
         env = agent_env(os.environ, cwd, getattr(self.workspaces.snapshot, "repo", None))
-        capture = transport.run(invocation, cwd, self.timeout_s, self.raw_dir, stem, env)
+        capture = transport.run(invocation, cwd, timeout_s, self.raw_dir, stem, env,
+                                writable=[cwd], state=adapter.state_dirs,
+                                protect=self._protected())
+        # what the CLI wrote outside stdout/stderr (copilot's usage), copied into raw/
+        capture = collect(adapter, capture, {**env, **invocation.env})
         self._finish(spec, base, adapter.parse(capture), capture, version, waited)
+
+    def _protected(self) -> list[Path]:
+        """What no agent may write even if its CLI's state dir held it: the user's repository,
+        the debate folder and every checkout (an agent's own is granted on top)."""
+        repo = getattr(self.workspaces.snapshot, "repo", None)
+        root = getattr(self.workspaces, "root", None)
+        return [p for p in (repo, self.raw_dir.parent, root) if p is not None]
 
     def _finish(self, spec: TurnSpec, base: dict, result: TurnResult, capture: Capture | None,
                 version: _Version, waited: float) -> None:
         """Record the turn (an interrupted one as such: it re-runs on resume) and show it."""
         duration = capture.duration_s if capture else 0.0
+        text, cut_bytes = answer_text(result.text, capture)
         data = {
-            **base, "ok": result.ok, "text": result.text, "failure": result.failure,
-            "message": result.message, "cost_usd": result.cost_usd, "tokens": result.tokens,
+            **base, "ok": result.ok, "text": text, "failure": result.failure,
+            "message": one_line(result.message) if result.message else result.message,
+            "cost_usd": result.cost_usd, "tokens": result.tokens,
             "evidence": result.evidence, "session_id": result.session_id,
             "exit_code": capture.exit_code if capture else None,
             "signal": capture.signal if capture else None,
             "duration_s": round(duration, 3), "workspace_s": round(waited, 3),
             "cli_version": version.get(wait_s=VERSION_WAIT_S),
-            "raw": [capture.stdout_path.name, capture.stderr_path.name] if capture else [],
+            "raw": [capture.stdout_path.name, capture.stderr_path.name,
+                    *(p.name for p in capture.collected.values())] if capture else [],
         }
+        if cut_bytes:
+            data["text_cut_bytes"] = cut_bytes
         kind = "turn_interrupted" if result.failure == INTERRUPTED else "turn_completed"
         self.ledger.append(kind, data)
         if self.progress:
             self.progress.turn_finished(spec, result, duration)
+
+
+def answer_text(text: str, capture: Capture | None) -> tuple[str, int]:
+    """An answer as the ledger keeps it: sanitized (no control sequences) and within
+    ``ANSWER_LIMIT`` characters, a cut marked where it happens; the whole output stays in
+    ``raw/``. Returns the text and how many bytes were left out (0: none)."""
+    text = sanitize(text or "")
+    if not text:
+        return text, 0
+    unread = 0
+    if capture is not None:   # the adapter read only the first READ_LIMIT bytes of stdout
+        try:
+            unread = max(0, capture.stdout_path.stat().st_size - READ_LIMIT)
+        except OSError:
+            pass
+    if len(text) <= ANSWER_LIMIT and not unread:
+        return text, 0
+    keep = text[:ANSWER_LIMIT - 100].rstrip() if len(text) > ANSWER_LIMIT else text
+    left = len(text.encode()) - len(keep.encode()) + unread
+    where = f"raw/{capture.stdout_path.name}" if capture is not None else "the raw output"
+    return f"{keep}\n\n[cut: {fmt_size(left)} more in {where}]", left
 
 
 def participant_bin(p: Participant) -> str:
@@ -207,7 +254,8 @@ def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float,
         cwd = Path(tmp)
         cap = transport.run(Invocation(argv=(binary, *adapter.version_args),
                                        env=dict(env or {})),
-                            cwd, timeout_s, raw_dir, stem, agent_env(os.environ, cwd))
+                            cwd, timeout_s, raw_dir, stem, agent_env(os.environ, cwd),
+                            writable=[], state=adapter.state_dirs)
     if cap.spawn_error or cap.timed_out or cap.exit_code:
         return None
     text = cap.read_stdout(4096) + cap.read_stderr(4096)

@@ -19,6 +19,7 @@ import re
 
 from disputatio.adapters import _common as c
 from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.fence import StateDir
 
 INLINE_LIMIT = 100_000  # bytes; well under the kernel's 131072-byte MAX_ARG_STRLEN
 PROMPT_FILE = "prompt.md"
@@ -36,6 +37,7 @@ class Agy:
     default_bin = "agy"
     tested_version = None  # never run here
     version_args = ("--version",)
+    state_dirs = (StateDir(None, ("~/.gemini",)),)  # reported, not verified
 
     def build(self, request: TurnRequest) -> Invocation:
         argv = [request.bin, "--sandbox"]

@@ -7,11 +7,18 @@ output can test them without starting a process. The process itself belongs to `
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from disputatio.adapters.fence import StateDir
+from disputatio.text import one_line as text_one_line
+
+# How much of an agent's stdout a parser reads; the whole of it stays in raw/.
+READ_LIMIT = 8 * 1024 * 1024
 
 # Failure kinds, named once. A TurnResult with ok=False carries exactly one of them.
 NOT_INSTALLED = "not_installed"
@@ -92,13 +99,16 @@ class Capture:
     exit_code: int | None = None
     signal: int | None = None
     timed_out: bool = False
+    timeout_s: float | None = None   # the limit it ran under; duration_s adds the kill grace
     interrupted: bool = False
     duration_s: float = 0.0
     spawn_error: str | None = None  # the OS error when the binary could not be started
     context: dict[str, object] = field(default_factory=dict)  # from Invocation.context
     gave_up: GiveUp | None = None  # the rule that ended the process early, if one did
+    # files the CLI wrote outside stdout/stderr, copied beside them after it ended (``collect``)
+    collected: dict[str, Path] = field(default_factory=dict)
 
-    def read_stdout(self, limit: int = 8 * 1024 * 1024) -> str:
+    def read_stdout(self, limit: int = READ_LIMIT) -> str:
         return _read_text(self.stdout_path, limit)
 
     def read_stderr(self, limit: int = 1024 * 1024) -> str:
@@ -110,6 +120,15 @@ class Capture:
 
     def stderr_json_lines(self) -> Iterator[dict]:
         yield from _json_lines(self.stderr_path)
+
+    def collected_json_lines(self, name: str) -> Iterator[dict]:
+        """The JSON-object lines of a collected file; nothing when it was not collected."""
+        if name in self.collected:
+            yield from _json_lines(self.collected[name])
+
+    def beside(self, suffix: str) -> Path:
+        """A path next to the raw stdout for another file of this turn (``<stem><suffix>``)."""
+        return self.stdout_path.with_name(self.stdout_path.name.removesuffix(".stdout") + suffix)
 
 
 @dataclass
@@ -134,23 +153,47 @@ class TurnResult:
 
 
 class Adapter(Protocol):
-    """One agent CLI. Implementations are modules-level singletons in ``adapters/<name>.py``."""
+    """One agent CLI. Implementations are modules-level singletons in ``adapters/<name>.py``.
+
+    Optionally ``collect(capture, env) -> dict[str, Path]``: after the process ended, copy what
+    the CLI wrote outside stdout/stderr (``env`` is the environment it ran with, so the hook can
+    find the CLI's home) beside the raw output (``capture.beside``) and name the copies; they
+    reach ``parse`` as ``Capture.collected``. Run through ``collect`` below.
+    """
 
     name: str          # config key, e.g. "claude"
     vendor: str        # e.g. "Anthropic"; used to warn when debaters share a vendor
     default_bin: str   # executable looked up on PATH when the config gives no ``bin``
     tested_version: str | None  # the version the parser was proven against
     version_args: tuple[str, ...]  # e.g. ("--version",); empty: nothing to probe
+    # where the CLI must write to stay logged in and work; the write fence (fence.py) leaves
+    # these writable and nothing else outside the checkout and a private temp dir
+    state_dirs: tuple[StateDir, ...]
 
     def build(self, request: TurnRequest) -> Invocation: ...
 
     def parse(self, capture: Capture) -> TurnResult: ...
 
 
+def collect(adapter, capture: Capture, env: Mapping[str, str]) -> Capture:
+    """``capture`` plus what the adapter's optional ``collect`` hook gathered. Why a hook: some
+    CLIs report part of a turn only in their own files (copilot's per-request usage lives in
+    its session folder); copied into raw/, it keeps ``parse`` a function of the raw files. A
+    file that cannot be read gathers nothing: the turn never fails for it."""
+    hook = getattr(adapter, "collect", None)
+    if hook is None or capture.spawn_error is not None:
+        return capture
+    try:
+        found = hook(capture, env)
+    except (OSError, ValueError):
+        return capture
+    return dataclasses.replace(capture, collected={**capture.collected, **found})
+
+
 def one_line(text: str, limit: int = 300) -> str:
-    """Collapse whitespace so a message fits one line of a report."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """Collapse whitespace so a message fits one line of a report, with no control sequence a
+    terminal would obey (a CLI's error text is foreign text)."""
+    return text_one_line(str(text), limit)
 
 
 def process_failure(capture: Capture) -> TurnResult | None:
@@ -161,11 +204,17 @@ def process_failure(capture: Capture) -> TurnResult | None:
     if capture.interrupted:
         return TurnResult.failed(INTERRUPTED, "the run was interrupted (SIGINT or SIGTERM)")
     if capture.timed_out:
-        return TurnResult.failed(TIMEOUT, f"no answer within {capture.duration_s:.0f} s")
+        limit = capture.timeout_s if capture.timeout_s is not None else capture.duration_s
+        return TurnResult.failed(TIMEOUT, f"no answer within {_seconds(limit)} s")
     if capture.gave_up is not None:
         return TurnResult.failed(capture.gave_up.kind, f"{capture.gave_up.reason} (ended after "
                                  f"{capture.duration_s:.0f} s)")
     return None
+
+
+def _seconds(s: float) -> str:
+    """20 → "20", 0.6 → "0.6": the limit as the user set it, not a rounded-up duration."""
+    return f"{s:.0f}" if s >= 10 else f"{s:.1f}".removesuffix(".0")
 
 
 def signal_failure(capture: Capture) -> TurnResult | None:

@@ -22,6 +22,7 @@ from disputatio.adapters.base import (
     TurnRequest,
     TurnResult,
 )
+from disputatio.adapters.fence import StateDir
 
 # item types that are the agent acting on the world, as opposed to talking or thinking
 TOOL_ITEMS = {
@@ -46,6 +47,8 @@ class Codex:
     default_bin = "codex"
     tested_version = "0.171.0"
     version_args = ("--version",)
+    # auth.json, sessions, sqlite state, and the helper aliases its own bwrap sandbox needs
+    state_dirs = (StateDir("CODEX_HOME", ("~/.codex",)),)
 
     def build(self, request: TurnRequest) -> Invocation:
         argv = [

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from disputatio.adapters import _common as c
 from disputatio.adapters.base import API_ERROR, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.fence import StateDir
 
 PROMPT_FILE = "prompt.md"
 
@@ -28,6 +29,7 @@ class Command:
     default_bin = ""  # argv[0] of the configured command line
     tested_version = None
     version_args: tuple[str, ...] = ()  # a generic CLI may not answer --version
+    state_dirs: tuple[StateDir, ...] = ()  # the user's own command: checkout and temp dir only
 
     def build(self, request: TurnRequest) -> Invocation:
         template = request.options.get("argv") or [request.bin]

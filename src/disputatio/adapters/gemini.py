@@ -11,7 +11,6 @@ has a way out: ``write_file plan.md`` (allowed into the plans folder), then ``ex
 (``--admin-policy``, the tier no user or workspace policy overrides) therefore denies leaving
 plan mode and every tool that writes or runs commands; denied tools are not even offered.
 
-
 Output: success is one pretty-printed JSON object on stdout. Failures are a JSON
 ``{"error": {...}}`` on stderr, possibly after log lines and stack traces; the exit code is the
 HTTP status mod 256 (401 → 145) or a fixed code (41 = auth).
@@ -21,6 +20,7 @@ from __future__ import annotations
 
 from disputatio.adapters import _common as c
 from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.fence import StateDir
 
 # fixed exit codes meaning "your credentials": 41 FatalAuthenticationError, 401/403 mod 256
 AUTH_EXITS = {41, 401 % 256, 403 % 256}
@@ -41,6 +41,8 @@ class Gemini:
     default_bin = "gemini"
     tested_version = "0.61.0"
     version_args = ("--version",)
+    # GEMINI_CLI_HOME is a home that holds .gemini/ (settings, chats, logs)
+    state_dirs = (StateDir("GEMINI_CLI_HOME", ("~/.gemini",), subdir=".gemini"),)
 
     def build(self, request: TurnRequest) -> Invocation:
         # No effort flag exists in 0.61 (thinking is a settings-file matter): effort is ignored.
@@ -97,12 +99,21 @@ def _tokens(models: dict) -> dict[str, int]:
 
 
 def _evidence(tools: dict) -> dict[str, int]:
-    found = c.reported(tool_calls=c.count(tools.get("totalCalls")))
+    """Calls that ran. gemini counts every call, also one plan mode denied or of a tool it
+    does not offer; those carry no decision, while every call that ran was accepted (by the
+    policy or a user) — a read of a missing file included."""
     by_name = tools.get("byName")
-    if isinstance(by_name, dict):
-        shell = by_name.get("run_shell_command") or {}
-        found["commands"] = c.count(shell.get("count")) or 0
-    return found
+    if not isinstance(by_name, dict):
+        return c.reported(tool_calls=c.count(tools.get("totalCalls")))
+    ran = {name: _accepted(stats) for name, stats in by_name.items() if isinstance(stats, dict)}
+    return {"tool_calls": sum(ran.values()), "commands": ran.get("run_shell_command", 0)}
+
+
+def _accepted(stats: dict) -> int:
+    decisions = stats.get("decisions")
+    if not isinstance(decisions, dict):   # a gemini without decisions: every call counts
+        return c.count(stats.get("count")) or 0
+    return sum(c.count(decisions.get(k)) or 0 for k in ("accept", "auto_accept", "modify"))
 
 
 ADAPTER = Gemini()

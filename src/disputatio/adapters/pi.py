@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from disputatio.adapters import _common as c
 from disputatio.adapters.base import Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.fence import StateDir
 
 READ_ONLY_TOOLS = "read,grep,find,ls"
 FAILED_STOPS = {"error", "aborted"}
@@ -24,6 +25,8 @@ class Pi:
     default_bin = "pi"
     tested_version = "0.73.1"
     version_args = ("--version",)
+    state_dirs = (StateDir("PI_CODING_AGENT_DIR", ("~/.pi",)),
+                  StateDir("PI_CODING_AGENT_SESSION_DIR"))
 
     def build(self, request: TurnRequest) -> Invocation:
         argv = [
@@ -45,14 +48,17 @@ class Pi:
         session = last = None
         cost = 0.0
         sums = {"input": 0, "output": 0, "cached": 0}
-        calls: list[str] = []
+        calls: dict[str, str] = {}   # tool call id -> tool name
+        unknown: set[str] = set()     # calls of a tool --tools does not offer: never ran
         for ev in capture.stdout_json_lines():
             kind = ev.get("type")
             msg = ev.get("message") if isinstance(ev.get("message"), dict) else {}
             if kind == "session":
                 session = ev.get("id")
             elif kind == "tool_execution_start":
-                calls.append(str(ev.get("toolName")))
+                calls[str(ev.get("toolCallId"))] = str(ev.get("toolName"))
+            elif kind == "tool_execution_end" and _not_found(ev):
+                unknown.add(str(ev.get("toolCallId")))
             elif kind == "message_end" and msg.get("role") == "assistant":
                 last = msg
                 # each assistant message is one model call: its usage adds up
@@ -66,10 +72,11 @@ class Pi:
                 cost += total if isinstance(total, (int, float)) else 0.0
         if last is None:
             return c.exit_failure(capture, "pi", "an assistant message_end event on stdout")
+        ran = [name for call, name in calls.items() if call not in unknown]
         extra = {
             "cost_usd": cost,
             "tokens": sums,
-            "evidence": {"commands": calls.count("bash"), "tool_calls": len(calls)},
+            "evidence": {"commands": ran.count("bash"), "tool_calls": len(ran)},
             "session_id": session,
         }
         if last.get("stopReason") in FAILED_STOPS:
@@ -80,6 +87,13 @@ class Pi:
             if isinstance(part, dict) and part.get("type") == "text"
         )
         return c.answer(text, "pi", **extra)
+
+
+def _not_found(ev: dict) -> bool:
+    """pi's answer to a call of a tool it does not offer (a failed read is still a read)."""
+    result = ev.get("result") if isinstance(ev.get("result"), dict) else {}
+    said = [part.get("text") for part in result.get("content") or [] if isinstance(part, dict)]
+    return ev.get("isError") is True and said == [f"Tool {ev.get('toolName')} not found"]
 
 
 ADAPTER = Pi()

@@ -17,6 +17,7 @@ from disputatio.adapters.base import (
     process_failure,
     signal_failure,
 )
+from disputatio.adapters.fence import StateDir
 
 
 class Simulated:
@@ -25,6 +26,7 @@ class Simulated:
     default_bin = sys.executable
     tested_version = __version__
     version_args: tuple[str, ...] = ()  # nothing to probe: it is part of disputatio
+    state_dirs: tuple[StateDir, ...] = ()
 
     def build(self, request: TurnRequest) -> Invocation:
         persona = request.model or "participant"

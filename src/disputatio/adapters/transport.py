@@ -3,22 +3,30 @@ output to files, and make sure nothing it started outlives the turn.
 
 Output goes straight to files in the debate's ``raw/`` (never through a pipe we must drain), so a
 200 MB answer costs no memory and a grandchild holding stdout open cannot wedge the turn.
+
+Every process runs inside the write fence (``fence.py``) when the machine has one: it may write
+its ``writable`` paths, its CLI's declared state paths and a private temp dir made for it alone
+and removed when it ends.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from disputatio.adapters import fence as fencing
 from disputatio.adapters.base import Capture, GiveUp, Invocation
 from disputatio.procs import process_start
+from disputatio.snapshot import make_root, remove_tree
 
 TERM_GRACE_S = 2.0
 # how often a watched turn's output is read (see GiveUp), and the longest line it matches
@@ -31,6 +39,20 @@ OWNER_VAR = "DISPUTATIO_OWNER"
 _live: dict[int, subprocess.Popen] = {}
 _live_lock = threading.Lock()
 _interrupted = threading.Event()
+_fence: fencing.Fence | None = None  # None: chosen on first use (``fence.default_mode``)
+
+
+def use_fence(fence: fencing.Fence | None) -> None:
+    """The fence every later process of this run gets (None: the default mode again)."""
+    global _fence
+    _fence = fence
+
+
+def current_fence() -> fencing.Fence:
+    global _fence
+    if _fence is None:
+        _fence = fencing.choose(fencing.default_mode())
+    return _fence
 
 
 def run(
@@ -40,11 +62,17 @@ def run(
     raw_dir: Path,
     stem: str,
     base_env: Mapping[str, str] | None = None,
+    *,
+    writable: Iterable[Path] | None = None,
+    state: Iterable[fencing.StateDir] = (),
+    protect: Iterable[Path] = (),
 ) -> Capture:
     """Run one invocation to completion, timeout or interruption; never raises for the child.
 
     The child's environment is ``base_env`` (default: ours) plus the invocation's additions,
-    with ``PWD``/``OLDPWD`` pointing at ``cwd``.
+    with ``PWD``/``OLDPWD`` pointing at ``cwd``. Under the fence it may write only ``writable``
+    (default: ``cwd``; ``[]`` for none), the paths ``state`` declares and its scratch files;
+    ``protect`` stays read-only even where a state path would cover it.
     """
     raw_dir.mkdir(parents=True, exist_ok=True)
     stdout_path = raw_dir / f"{stem}.stdout"
@@ -62,6 +90,39 @@ def run(
     if _interrupted.is_set():
         return Capture(stdout_path, stderr_path, interrupted=True,
                        context=invocation.context)
+    fence = current_fence()
+    if fence.on and (missing := _exec_error(argv[0], env)):
+        # inside the fence bwrap would report it as its own failure: say it as the OS would
+        return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {missing}",
+                       context=invocation.context)
+    private = make_root("fence") if fence.on else None
+    try:
+        if private is not None:
+            (private / "tmp").mkdir(mode=0o700)
+            own = [cwd] if writable is None else list(writable)
+            argv, env = fencing.wrap(fence, argv, cwd=cwd, env=env, writable=[*own, scratch],
+                                     state=fencing.state_paths(state, env),
+                                     private_tmp=private / "tmp", protect=protect)
+        return _spawn(invocation, argv, env, cwd, stdin_path, timeout_s, stdout_path,
+                      stderr_path)
+    finally:
+        if private is not None:
+            remove_tree(private)
+
+
+def _exec_error(program: str, env: Mapping[str, str]) -> str | None:
+    """Why ``program`` cannot be executed (the OS's words), or None."""
+    path = program if "/" in program else shutil.which(program, path=env.get("PATH"))
+    if path is None:
+        return os.strerror(errno.ENOENT)
+    if not os.path.isfile(path):
+        return os.strerror(errno.ENOENT if not os.path.exists(path) else errno.EACCES)
+    return None if os.access(path, os.X_OK) else os.strerror(errno.EACCES)
+
+
+def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Path,
+           stdin_path: Path | None, timeout_s: float | None, stdout_path: Path,
+           stderr_path: Path) -> Capture:
     start = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
@@ -107,6 +168,7 @@ def run(
         exit_code=code if code is not None and code >= 0 else None,
         signal=-code if code is not None and code < 0 and not ended_by_us else None,
         timed_out=timed_out,
+        timeout_s=timeout_s,
         interrupted=interrupted,
         duration_s=duration,
         context=invocation.context,
