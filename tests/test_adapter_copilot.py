@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+
 import pytest
 
 from captures import FIX, failed_as, made, real
@@ -11,9 +14,11 @@ from disputatio.adapters.base import (
     EMPTY,
     RATE_LIMIT,
     UNPARSEABLE,
+    Capture,
     TurnRequest,
+    collect,
 )
-from disputatio.adapters.copilot import ADAPTER
+from disputatio.adapters.copilot import ADAPTER, SESSION_EVENTS
 
 
 def test_argv_is_exact_and_the_prompt_goes_on_stdin_without_p():
@@ -40,13 +45,77 @@ def test_success_is_the_last_message_without_tool_requests():
     r = ADAPTER.parse(real("copilot/success"))
     assert r.ok and r.text == "STUB_OK: hello from the local stub"
     assert r.session_id == "30da6b72-3f2e-40b1-866c-1dc5b802ff92"
-    assert r.tokens == {} and r.cost_usd is None  # json mode reports neither
+    # stdout reports neither: tokens come from the session's events file (collect)
+    assert r.tokens == {} and r.cost_usd is None
 
 
-def test_tool_requests_are_evidence():
+def test_tool_calls_that_ran_are_evidence():
     r = ADAPTER.parse(real("copilot/tool_rg"))
     assert r.ok and r.text == "DONE_READ"
     assert r.evidence == {"commands": 0, "tool_calls": 1}
+    # a view of a missing file failed, but it ran
+    assert ADAPTER.parse(real("copilot/view_missing")).evidence == {"commands": 0,
+                                                                    "tool_calls": 1}
+
+
+@pytest.mark.parametrize("case", [
+    "copilot/bash_unknown",   # "Tool 'bash' does not exist": not offered by the allowlist
+    "copilot/view_denied",    # code "denied": no permission (a run without --allow-all-tools)
+])
+def test_calls_refused_or_of_unknown_tools_are_not_evidence(case):
+    r = ADAPTER.parse(real(case))
+    assert r.ok and r.text == "DONE"
+    assert r.evidence == {"commands": 0, "tool_calls": 0}, r
+
+
+def with_session_events(case: str):
+    """A recorded run plus its session events file, as ``collect`` leaves it beside stdout."""
+    return dataclasses.replace(real(case), collected={
+        SESSION_EVENTS: FIX / f"{case}.session-events.jsonl"})
+
+
+def test_tokens_are_the_sum_of_the_sessions_usage_records():
+    # the scripted server reported (4037 in, 411 out, 1005 cached) and (4074, 422, 1010)
+    r = ADAPTER.parse(with_session_events("copilot/tool_view_usage"))
+    assert r.ok and r.text == "DONE" and r.evidence == {"commands": 0, "tool_calls": 1}
+    assert r.tokens == {"input": 8111, "output": 833, "cached": 2015}
+
+
+def test_without_the_session_events_the_tokens_are_unknown():
+    assert ADAPTER.parse(real("copilot/tool_view_usage")).tokens == {}
+
+
+def test_collect_copies_the_sessions_events_from_copilot_home(tmp_path):
+    session = "3a23f2fb-86dc-4a9c-9124-f1108a387890"   # the recorded run's result.sessionId
+    events = FIX / "copilot/tool_view_usage.session-events.jsonl"
+    home = tmp_path / "home"
+    (home / "session-state" / session).mkdir(parents=True)
+    shutil.copyfile(events, home / "session-state" / session / "events.jsonl")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copyfile(FIX / "copilot/tool_view_usage.stdout", raw / "t.stdout")
+    capture = Capture(raw / "t.stdout", raw / "t.stderr", exit_code=0)
+    got = collect(ADAPTER, capture, {"COPILOT_HOME": str(home), "HOME": "/nonexistent"})
+    assert got.collected == {SESSION_EVENTS: raw / "t.session-events.jsonl"}
+    assert got.collected[SESSION_EVENTS].read_bytes() == events.read_bytes()
+    assert ADAPTER.parse(got).tokens == {"input": 8111, "output": 833, "cached": 2015}
+    # the default home is $HOME/.copilot
+    (tmp_path / "h").mkdir()
+    (home).rename(tmp_path / "h" / ".copilot")
+    got = collect(ADAPTER, capture, {"HOME": str(tmp_path / "h")})
+    assert ADAPTER.parse(got).tokens["output"] == 833
+
+
+@pytest.mark.parametrize("stdout", [
+    "",                                                              # no result line
+    '{"type":"result","sessionId":"../../etc","exitCode":0}\n',     # not a session id
+    '{"type":"result","sessionId":"no-such-session","exitCode":0}\n',
+])
+def test_collect_gathers_nothing_it_cannot_trust_or_find(tmp_path, stdout):
+    (tmp_path / "t.stdout").write_text(stdout)
+    capture = Capture(tmp_path / "t.stdout", tmp_path / "t.stderr", exit_code=0)
+    got = collect(ADAPTER, capture, {"COPILOT_HOME": str(tmp_path)})
+    assert got.collected == {} and ADAPTER.parse(got).tokens == {}
 
 
 @pytest.mark.parametrize("case, kind, message", [

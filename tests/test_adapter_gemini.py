@@ -61,10 +61,20 @@ def test_router_calls_count_in_the_tokens():
     assert ADAPTER.parse(real("gemini/success_router")).tokens["input"] == 24
 
 
-def test_tool_calls_are_evidence_and_plan_mode_blocks_writes():
+def test_tool_calls_that_ran_are_evidence():
     assert ADAPTER.parse(real("gemini/tool_read")).evidence == {"tool_calls": 1, "commands": 0}
-    r = ADAPTER.parse(real("gemini/plan_write_denied"))  # our argv; write_file was refused
-    assert r.ok and r.evidence["tool_calls"] == 1
+    # a read of a missing file failed, but it ran: it is still a look at the checkout
+    assert ADAPTER.parse(real("gemini/read_missing")).evidence == {"tool_calls": 1,
+                                                                   "commands": 0}
+
+
+@pytest.mark.parametrize("case", [
+    "gemini/plan_write_denied",   # write_file, denied by plan mode
+    "gemini/shell_unknown",       # run_shell_command, "not found" in plan mode
+])
+def test_calls_refused_or_of_unknown_tools_are_not_evidence(case):
+    r = ADAPTER.parse(real(case))
+    assert r.ok and r.evidence == {"tool_calls": 0, "commands": 0}, r
 
 
 @pytest.mark.parametrize("case, kind, message", [

@@ -44,6 +44,14 @@ def test_tool_executions_are_evidence_and_usage_adds_up_over_calls():
     assert r.tokens == {"input": 240, "output": 60, "cached": 0}  # two model calls
 
 
+def test_a_call_of_a_tool_pi_does_not_offer_is_not_evidence():
+    r = ADAPTER.parse(real("pi/bash_unknown"))   # "Tool bash not found"
+    assert r.ok and r.text == "DONE"
+    assert r.evidence == {"commands": 0, "tool_calls": 0}, r
+    # a read of a missing file failed, but it ran
+    assert ADAPTER.parse(real("pi/read_missing")).evidence == {"commands": 0, "tool_calls": 1}
+
+
 @pytest.mark.parametrize("case, kind, message", [
     # exit 0 in json mode: the failure is stopReason "error" on the last assistant message
     ("pi/api_401", AUTH, "401 stub forced 401"),

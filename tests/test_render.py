@@ -18,14 +18,14 @@ def started():
 
 
 def turn(turn_id, role, phase, rnd=0, ok=True, text="t", cost=None, tokens=None,
-         failure=None, message="", duration=1.0, evidence=None):
+         failure=None, message="", duration=1.0, evidence=None, session=None):
     base = {"turn_id": turn_id, "role": role, "seat": "participant", "phase": phase,
             "round": rnd, "adapter": "x"}
     return [Ev("turn_started", base),
             Ev("turn_completed", {**base, "ok": ok, "text": text, "cost_usd": cost,
                                   "tokens": tokens or {}, "failure": failure,
                                   "message": message, "duration_s": duration,
-                                  "evidence": evidence or {}})]
+                                  "evidence": evidence or {}, "session_id": session})]
 
 
 def test_unknown_cost_stays_unknown():
@@ -42,7 +42,8 @@ def test_partial_cost_is_marked():
     t = summary.totals(summary.turns(evs))
     assert t.cost_usd == 0.25 and not t.cost_complete
     assert summary.fmt_cost(t) == "$0.25 (+ unknown)"
-    assert summary.fmt_tokens(t.tokens) == "182k tokens"
+    assert t.tokens == {"input": 100000, "output": 82000} and not t.tokens_complete
+    assert summary.fmt_tokens(t.tokens, t.tokens_complete) == "182k tokens (+ unknown)"
 
 
 def test_degraded_label_and_json_totals():
@@ -113,3 +114,68 @@ def test_final_report_carries_its_provenance_and_agent_headings_are_quoted():
     assert "**Degraded:** codex failed (auth) in proposal" in report
     assert report.endswith("# Final report\nDo X.\n")
     assert "\n> # Big claim\n> body\n" in arts.files["debate.md"]
+
+
+def totals_of(arts):
+    import json
+
+    md = arts.files["debate.md"]
+    return md[md.index("## Totals"):], json.loads(arts.files["debate.json"])["totals"]
+
+
+def test_a_turn_without_tokens_makes_the_token_total_a_marked_lower_bound():
+    known = {"input": 100000, "output": 69000}
+    evs = [started(), *turn("proposal/a", "a", "proposal", cost=0.5, tokens=known),
+           *turn("proposal/codex", "codex", "proposal", cost=0.1)]   # no tokens reported
+    md, data = totals_of(render_all(evs, "resolved"))
+    assert "$0.60 · 169k tokens (+ unknown) ·" in md
+    assert data["tokens"] == known and data["tokens_complete"] is False
+    evs[-1].data["tokens"] = {"input": 1000, "output": 0}
+    md, data = totals_of(render_all(evs, "resolved"))
+    assert "$0.60 · 170k tokens ·" in md and "unknown" not in md
+    assert data["tokens"] == {"input": 101000, "output": 69000} and data["tokens_complete"]
+
+
+def test_every_attempt_of_a_turn_is_spent_and_an_unfinished_one_is_unknown():
+    # proposal/a failed, then --resume ran it again: both attempts cost tokens
+    evs = [started(), *turn("proposal/a", "a", "proposal", ok=False, failure="api_error",
+                            message="500", cost=0.25, tokens={"input": 700, "output": 0}),
+           *turn("proposal/a", "a", "proposal", cost=0.5, tokens={"input": 900, "output": 400}),
+           *turn("proposal/codex", "codex", "proposal", cost=0.0,
+                 tokens={"input": 10, "output": 5})]
+    t = summary.totals(summary.turns(evs))
+    assert (t.turns, t.failed) == (2, 0)
+    assert t.cost_usd == 0.75 and t.cost_complete
+    assert t.tokens == {"input": 1610, "output": 405} and t.tokens_complete
+    # an attempt cut short by Ctrl-C spent what no one reported
+    cut = turn("proposal/codex", "codex", "proposal")
+    cut[1].type = "turn_interrupted"
+    t = summary.totals(summary.turns([*evs[:-2], *cut, *evs[-2:]]))
+    assert t.tokens == {"input": 1610, "output": 405} and not t.tokens_complete
+    assert not t.cost_complete
+
+
+def test_a_turn_whose_cli_never_started_spent_nothing():
+    evs = [started(), *turn("proposal/a", "a", "proposal", cost=0.5,
+                            tokens={"input": 900, "output": 100}),
+           *turn("proposal/codex", "codex", "proposal", ok=False, failure="not_installed",
+                 message="codex: No such file or directory")]
+    t = summary.totals(summary.turns(evs))
+    assert t.tokens_complete and t.cost_complete and t.failed == 1
+
+
+def test_each_turns_session_id_and_tokens_are_shown():
+    import json
+
+    evs = [started(), *turn("proposal/a", "a", "proposal", tokens={"input": 1500, "output": 700},
+                            session="9e85b4f0-697b-4bde-a08a-81343a52c96b"),
+           *turn("proposal/codex", "codex", "proposal", session="`x`\n## Totals")]
+    arts = render_all(evs, "resolved")
+    md = arts.files["debate.md"]
+    assert "_x · 1.0s · cost unknown · 2k tokens · session " \
+           "`9e85b4f0-697b-4bde-a08a-81343a52c96b`_" in md
+    # a session id is foreign text: it cannot end its code span or start a line
+    assert "· tokens unknown · session `x ## Totals`_" in md and md.count("\n## Totals") == 1
+    turns = {t["turn_id"]: t for t in json.loads(arts.files["debate.json"])["turns"]}
+    assert turns["proposal/a"]["session_id"] == "9e85b4f0-697b-4bde-a08a-81343a52c96b"
+    assert turns["proposal/codex"]["session_id"] == "`x`\n## Totals"

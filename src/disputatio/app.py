@@ -240,7 +240,7 @@ def _summary_line(events, done: Done) -> str:
     people = len(DebateState.from_events(events).participants)
     return (f"{done.status} · {people} participants · {t.turns} turns · "
             f"{summary.fmt_duration(wall)} · {summary.fmt_cost(t)} · "
-            f"{summary.fmt_tokens(t.tokens)}")
+            f"{summary.fmt_tokens(t.tokens, t.tokens_complete)}")
 
 
 def _write(debate_dir: Path, events, status: str, reason: str) -> Path:

@@ -69,6 +69,15 @@ def cache_dir() -> Path:
     return cache_root() / digest
 
 
+def dirs_root() -> Path:
+    """Where the real tier's per-test directories (CLI homes, repositories) live: beside the
+    installs, never under the system temp dir. codex, once ``bwrap`` is on PATH, sandboxes its
+    shell tool with it through helper aliases it creates in ``CODEX_HOME``, and refuses to
+    create them under the system temp dir ("Refusing to create helper binaries under temporary
+    dir"); its shell tool then fails with ``bwrap: execvp codex-linux-sandbox``."""
+    return cache_root() / "test-dirs"
+
+
 def shared_xdg_cache() -> Path:
     """copilot unpacks 235 MB into ``$XDG_CACHE_HOME/copilot`` on first run; share one copy."""
     return cache_dir() / "xdg-cache"
@@ -197,16 +206,19 @@ def _complete(prefix: Path) -> bool:
 def ensure_installed() -> dict[str, Path]:
     """Install the five pinned CLIs once and return ``{name: path to its bin}``.
 
-    Reuses ``cache_dir()`` when it is marked complete and every bin still answers ``--version``
-    with the pinned version. Otherwise installs into a sibling temp dir under a file lock and
-    renames it into place, so a crashed or concurrent run never leaves a half-install behind.
-    Raises ``RealCliUnavailable`` when npm or its registry is not reachable.
+    Reuses ``cache_dir()`` when it is marked complete (the marker is written only after every
+    bin answered ``--version`` with the pinned version) and every bin is still there: a
+    ``--version`` that is merely slow on a loaded machine must never throw away an install
+    that other test sessions are running. Otherwise installs into a sibling temp dir under a
+    file lock and renames it into place, so a crashed or concurrent run never leaves a
+    half-install behind. Raises ``RealCliUnavailable`` when npm or its registry is not
+    reachable.
     """
     final = cache_dir()
-    if _complete(final) and _verify(final) is not None:
+    if _usable(final):
         return _bins(final)
     with _locked(final.with_name(final.name + ".lock")):
-        if _complete(final) and _verify(final) is not None:  # another process finished it
+        if _usable(final):  # another process finished it
             return _bins(final)
         staging = Path(tempfile.mkdtemp(prefix=final.name + ".staging-", dir=final.parent))
         staging.chmod(0o755)
@@ -223,15 +235,24 @@ def ensure_installed() -> dict[str, Path]:
                 "pinned": PINNED, "versions": versions,
                 "install_seconds": round(time.monotonic() - started, 1),
             }, indent=2))
-            if final.exists():
-                shutil.rmtree(final)
+            # a broken install may still be in use (copilot's cache, a probe's home): move it
+            # aside in one rename, then remove it as far as it lets us
+            old = final.with_name(f"{final.name}.old-{os.getpid()}") if final.exists() else None
+            if old is not None:
+                os.rename(final, old)
             os.rename(staging, final)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
     if _verify(final) is None:
         raise RuntimeError(f"the real CLIs in {final} do not run after the move")
     return _bins(final)
+
+
+def _usable(prefix: Path) -> bool:
+    return _complete(prefix) and all(p.exists() for p in _bins(prefix).values())
 
 
 def cli_setup(

@@ -7,12 +7,15 @@ its registry the whole directory skips with the reason instead of failing.
 
 from __future__ import annotations
 
+import re
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .clis import RealCliUnavailable, ensure_installed
+from .clis import RealCliUnavailable, ensure_installed, dirs_root
 from .model_server import ScriptedModelServer
 
 _HERE = Path(__file__).resolve().parent
@@ -32,6 +35,18 @@ def real_clis() -> dict[str, Path]:
         return ensure_installed()
     except RealCliUnavailable as exc:
         pytest.skip(f"real agent CLIs unavailable: {exc}")
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """pytest's ``tmp_path``, moved out of the system temp dir (see ``clis.dirs_root``)
+    and removed after the test."""
+    root = dirs_root()
+    root.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.-]", "_", request.node.name)[:40]
+    path = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=root))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -59,6 +59,17 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Steps:
+    """Answer one conversation's requests with ``calls`` in order, one per request: a request
+    whose conversation already holds n tool calls gets ``calls[n]``; once all were made, the
+    rule is skipped. Why: a model that tries one thing after another, each after seeing the
+    last one's result, calling the same tool more than once (a ``ToolCall`` rule is skipped
+    once its tool was called)."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
 class Status:
     """Answer with an HTTP error status and an error JSON body in the family's shape."""
 
@@ -71,7 +82,25 @@ class Hang:
     """Never answer; the connection is dropped only when the server stops."""
 
 
-Reply = Text | ToolCall | Status | Hang
+Reply = Text | ToolCall | Steps | Status | Hang
+
+# Token counts one response reports: (input, output) or (input, output, cached). ``input`` is
+# every input token, the cached ones included; each wire format is told it its own way.
+Usage = tuple[int, int] | tuple[int, int, int]
+
+
+def distinct_usage(base: int = 1000) -> Callable[[Request], Usage]:
+    """Usage that differs for every request (and from any other ``base``), so a total can only
+    match when each request of a turn was counted exactly once."""
+    n = itertools.count(1)
+    lock = threading.Lock()
+
+    def usage(req: Request) -> Usage:
+        with lock:
+            k = next(n)
+        return base + 37 * k, base // 10 + 11 * k, base // 4 + 5 * k
+
+    return usage
 
 
 @dataclass
@@ -129,6 +158,7 @@ class Request:
     called_tools: list[str] = field(default_factory=list)
     reply: Reply | None = None
     status: int | None = None
+    usage: tuple[int, int, int] | None = None  # (input, output, cached) the answer reported
     at: float = field(default_factory=time.time)
 
 
@@ -276,9 +306,9 @@ class _Ids:
             return f"{prefix}{next(self._n):04d}"
 
 
-def _anthropic(reply: Text | ToolCall, model: str, usage: tuple[int, int], stream: bool,
+def _anthropic(reply: Text | ToolCall, model: str, usage: tuple[int, int, int], stream: bool,
                new_id: _Ids) -> tuple[str, bytes]:
-    ins, outs = usage
+    ins, outs, cached = usage
     msg_id = new_id("msg_stub")
     if isinstance(reply, Text):
         block = {"type": "text", "text": reply.text}
@@ -290,8 +320,9 @@ def _anthropic(reply: Text | ToolCall, model: str, usage: tuple[int, int], strea
         start = {"type": "tool_use", "id": tid, "name": reply.name, "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.args)}
         stop = "tool_use"
-    usage_full = {"input_tokens": ins, "output_tokens": outs, "cache_creation_input_tokens": 0,
-                  "cache_read_input_tokens": 0}
+    # Anthropic counts cache reads apart from input_tokens
+    usage_full = {"input_tokens": ins - cached, "output_tokens": outs,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": cached}
     if not stream:
         return "application/json", json.dumps({
             "id": msg_id, "type": "message", "role": "assistant", "model": model,
@@ -313,11 +344,11 @@ def _anthropic(reply: Text | ToolCall, model: str, usage: tuple[int, int], strea
     ])
 
 
-def _responses(reply: Text | ToolCall, model: str, usage: tuple[int, int], stream: bool,
+def _responses(reply: Text | ToolCall, model: str, usage: tuple[int, int, int], stream: bool,
                new_id: _Ids) -> tuple[str, bytes]:
-    ins, outs = usage
+    ins, outs, cached = usage
     resp_id = new_id("resp_stub")
-    usage_obj = {"input_tokens": ins, "input_tokens_details": {"cached_tokens": 0},
+    usage_obj = {"input_tokens": ins, "input_tokens_details": {"cached_tokens": cached},
                  "output_tokens": outs, "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": ins + outs}
     base = {"id": resp_id, "object": "response", "created_at": int(time.time()), "model": model}
@@ -373,11 +404,12 @@ def _responses(reply: Text | ToolCall, model: str, usage: tuple[int, int], strea
     return "text/event-stream", _sse(events)
 
 
-def _chat(reply: Text | ToolCall, model: str, usage: tuple[int, int], stream: bool,
+def _chat(reply: Text | ToolCall, model: str, usage: tuple[int, int, int], stream: bool,
           new_id: _Ids) -> tuple[str, bytes]:
-    ins, outs = usage
+    ins, outs, cached = usage
     cid = new_id("chatcmpl-stub")
-    usage_obj = {"prompt_tokens": ins, "completion_tokens": outs, "total_tokens": ins + outs}
+    usage_obj = {"prompt_tokens": ins, "completion_tokens": outs, "total_tokens": ins + outs,
+                 "prompt_tokens_details": {"cached_tokens": cached}}
     base = {"id": cid, "created": int(time.time()), "model": model}
     if isinstance(reply, Text):
         message: dict[str, Any] = {"role": "assistant", "content": reply.text}
@@ -406,16 +438,16 @@ def _chat(reply: Text | ToolCall, model: str, usage: tuple[int, int], stream: bo
     ])
 
 
-def _gemini(reply: Text | ToolCall, model: str, usage: tuple[int, int], stream: bool,
+def _gemini(reply: Text | ToolCall, model: str, usage: tuple[int, int, int], stream: bool,
             new_id: _Ids) -> tuple[str, bytes]:
-    ins, outs = usage
+    ins, outs, cached = usage
     part = ({"text": reply.text} if isinstance(reply, Text)
             else {"functionCall": {"name": reply.name, "args": reply.args}})
     payload = {
         "candidates": [{"content": {"parts": [part], "role": "model"},
                         "finishReason": "STOP", "index": 0}],
         "usageMetadata": {"promptTokenCount": ins, "candidatesTokenCount": outs,
-                          "totalTokenCount": ins + outs},
+                          "cachedContentTokenCount": cached, "totalTokenCount": ins + outs},
         "modelVersion": model, "responseId": new_id("stub-resp"),
     }
     if not stream:
@@ -459,14 +491,16 @@ class ScriptedModelServer:
 
     Replies are chosen per conversation-turn request: the first rule that matches wins; a
     ``ToolCall`` rule whose tool the conversation already called is skipped (so a scripted tool
-    call is followed by the next rule or the default once the result comes back); when nothing
+    call is followed by the next rule or the default once the result comes back), and so is a
+    ``Steps`` rule whose calls were all made; when nothing
     matches, ``default`` answers (a ``Reply``, or a callable ``Request -> Reply``; by default
-    ``debate_default``). Every response carries ``usage`` token counts (input, output).
+    ``debate_default``). Every response carries ``usage`` token counts: a fixed ``Usage``, or a
+    callable ``Request -> Usage`` (e.g. ``distinct_usage()``); each request records what it got.
     """
 
     def __init__(self, rules: Iterable[Rule] = (),
                  default: Reply | Callable[[Request], Reply] | None = None,
-                 usage: tuple[int, int] = (120, 30)) -> None:
+                 usage: Usage | Callable[[Request], Usage] = (120, 30)) -> None:
         self.rules: list[Rule] = list(rules)
         self.default = default if default is not None else debate_default
         self.usage = usage
@@ -539,10 +573,15 @@ class ScriptedModelServer:
             for rule in self.rules:
                 if not rule.matches(req):
                     continue
-                if isinstance(rule.reply, ToolCall) and rule.reply.name in req.called_tools:
+                reply = rule.reply
+                if isinstance(reply, Steps):
+                    if len(req.called_tools) >= len(reply.calls):
+                        continue
+                    reply = reply.calls[len(req.called_tools)]
+                elif isinstance(reply, ToolCall) and reply.name in req.called_tools:
                     continue
                 rule.used += 1
-                return rule.reply
+                return reply
         return self.default(req) if callable(self.default) else self.default
 
     def _side_reply(self, req: Request) -> Text | None:
@@ -681,7 +720,8 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "count_tokens":
             req.status = 200
             key = "input_tokens" if family == "anthropic" else "totalTokens"
-            self._send(200, "application/json", json.dumps({key: owner.usage[0]}).encode())
+            counted = owner.usage[0] if isinstance(owner.usage, tuple) else 120
+            self._send(200, "application/json", json.dumps({key: counted}).encode())
             return
 
         reply = owner._side_reply(req) or owner._choose(req)
@@ -698,7 +738,9 @@ class _Handler(BaseHTTPRequestHandler):
         stream = bool(body.get("stream")) if isinstance(body, dict) else False
         if family == "gemini":
             stream = parts.path.endswith(":streamGenerateContent")
-        ctype, payload = _ENCODERS[family](reply, model or "stub-model", owner.usage, stream,
+        usage = owner.usage(req) if callable(owner.usage) else owner.usage
+        req.usage = (*usage, 0)[:3]
+        ctype, payload = _ENCODERS[family](reply, model or "stub-model", req.usage, stream,
                                            owner._ids)
         req.status = 200
         self._send(200, ctype, payload)

@@ -100,6 +100,9 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
         lines += [f"## {title} — {one_line(v.role, 100)}", "", f"_{' · '.join(meta)}_", ""]
         if v.ok:
             lines += [quote(v.text.strip()), ""]
+        meta.append(summary.fmt_tokens(v.tokens))
+        if v.session_id:
+            meta.append(f"session {_session(v.session_id)}")
         elif v.ok is False:
             lines += [f"**Failed ({v.failure}):** {one_line(v.message or '', 500)}", ""]
         else:
@@ -109,7 +112,7 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
               f"{len(state.participants)} participants · {t.turns} turns "
               f"({t.failed} failed) · wall time {wall} · "
               f"agent time {summary.fmt_duration(t.agent_s)} · "
-              f"{summary.fmt_cost(t)} · {summary.fmt_tokens(t.tokens)} · "
+              f"{summary.fmt_cost(t)} · {summary.fmt_tokens(t.tokens, t.tokens_complete)} · "
               f"{summary.evidence_line(t)}", ""]
     return "\n".join(lines)
 
@@ -137,13 +140,14 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
             "message": one_line(v.message) if v.message else None,
             "duration_s": v.duration_s, "cost_usd": v.cost_usd,
             "tokens": v.tokens or None, "evidence": v.evidence or None,
-            "cli_version": v.cli_version,
+            "session_id": v.session_id, "cli_version": v.cli_version,
         } for v in views],
         "totals": {
             "turns": t.turns, "failed": t.failed, "agent_s": round(t.agent_s, 3),
             "wall_s": round(summary.wall_seconds(events), 3),
             "cost_usd": t.cost_usd, "cost_complete": t.cost_complete,
-            "tokens": t.tokens or None,
+            # the sum of the known figures: a lower bound when tokens_complete is false
+            "tokens": t.tokens or None, "tokens_complete": t.tokens_complete,
             "turns_with_commands": t.commands_turns, "turns_observed": t.observed_turns,
         },
         # the head of the hash chain: a ledger cut short after this was written shows here
@@ -156,3 +160,8 @@ def _title(quaestio: str) -> str:
     text = sanitize(quaestio).strip()
     first = text.splitlines()[0].lstrip("#>").strip() if text else "(empty)"
     return one_line(first, 80) or "(empty)"
+def _session(session_id: str) -> str:
+    """A CLI's session id as a code span: nothing in it can end the span or the line."""
+    return f"`{one_line(session_id, 100).replace('`', '')}`"
+
+

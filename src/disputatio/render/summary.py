@@ -22,6 +22,10 @@ class TurnView:
     tokens: dict[str, int] = field(default_factory=dict)
     evidence: dict[str, int] = field(default_factory=dict)
     cli_version: str | None = None
+    session_id: str | None = None
+    # earlier attempts of this turn (a failed turn run again by --resume): not shown, but what
+    # they spent belongs to the debate's totals
+    earlier: list[TurnView] = field(default_factory=list)
 
 
 @dataclass
@@ -31,7 +35,8 @@ class Totals:
     agent_s: float = 0.0
     cost_usd: float | None = None      # None: no turn reported a cost
     cost_complete: bool = True         # False: some turn's cost is unknown
-    tokens: dict[str, int] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)  # a lower bound unless tokens_complete
+    tokens_complete: bool = True       # False: some turn's tokens are unknown
     commands_turns: int = 0            # turns that ran at least one command
     observed_turns: int = 0            # turns whose CLI reports commands at all
 
@@ -42,9 +47,10 @@ def turns(events) -> list[TurnView]:
     for ev in events:
         d = ev.data
         if ev.type == "turn_started":
-            views.pop(d["turn_id"], None)
+            before = views.pop(d["turn_id"], None)
             views[d["turn_id"]] = TurnView(d["turn_id"], d["role"], d["seat"], d["phase"],
-                                           d["round"], d["adapter"], None)
+                                           d["round"], d["adapter"], None,
+                                           earlier=[*before.earlier, before] if before else [])
         elif ev.type in ("turn_completed", "turn_interrupted"):
             v = views.get(d["turn_id"]) or TurnView(d["turn_id"], d["role"], d["seat"],
                                                     d["phase"], d["round"], d["adapter"], None)
@@ -52,7 +58,7 @@ def turns(events) -> list[TurnView]:
             v.text, v.failure, v.message = d.get("text", ""), d.get("failure"), d.get("message", "")
             v.duration_s, v.cost_usd = d.get("duration_s"), d.get("cost_usd")
             v.tokens, v.evidence = d.get("tokens") or {}, d.get("evidence") or {}
-            v.cli_version = d.get("cli_version")
+            v.cli_version, v.session_id = d.get("cli_version"), d.get("session_id")
             views[d["turn_id"]] = v
     return list(views.values())
 
@@ -69,24 +75,39 @@ def in_debate_order(views: list[TurnView], participants: list[str]) -> list[Turn
     return sorted(views, key=key)
 
 
+# no process ran: nothing was spent
+_NOTHING_RAN = ("not_installed", "not_runnable")
+
+
 def totals(views: list[TurnView]) -> Totals:
+    """Counts over the turns as they stand; spend over every attempt, a figure unknown for any
+    attempt (one that never finished included) marking that total incomplete."""
     t = Totals()
     for v in views:
+        for attempt in (*v.earlier, v):
+            _add_spend(t, attempt)
         if v.ok is None:
             continue
         t.turns += 1
         t.failed += 0 if v.ok else 1
         t.agent_s += v.duration_s or 0.0
-        if v.cost_usd is None:
-            t.cost_complete = False
-        else:
-            t.cost_usd = (t.cost_usd or 0.0) + v.cost_usd
-        for k, n in v.tokens.items():
-            t.tokens[k] = t.tokens.get(k, 0) + int(n)
         if "commands" in v.evidence:
             t.observed_turns += 1
             t.commands_turns += 1 if v.evidence["commands"] > 0 else 0
     return t
+
+
+def _add_spend(t: Totals, v: TurnView) -> None:
+    if v.failure in _NOTHING_RAN:
+        return
+    if v.cost_usd is None:
+        t.cost_complete = False
+    else:
+        t.cost_usd = (t.cost_usd or 0.0) + v.cost_usd
+    if not v.tokens:
+        t.tokens_complete = False
+    for k, n in v.tokens.items():
+        t.tokens[k] = t.tokens.get(k, 0) + int(n)
 
 
 def degradations(views: list[TurnView]) -> list[str]:
@@ -145,11 +166,14 @@ def fmt_cost(t: Totals) -> str:
     return f"${t.cost_usd:.2f}" + ("" if t.cost_complete else " (+ unknown)")
 
 
-def fmt_tokens(tokens: dict[str, int]) -> str:
+def fmt_tokens(tokens: dict[str, int], complete: bool = True) -> str:
+    """A turn's tokens (input + output), or a total: ``complete=False`` marks a lower bound the
+    way ``fmt_cost`` does."""
     if not tokens:
         return "tokens unknown"
     n = tokens.get("input", 0) + tokens.get("output", 0)
-    return f"{n / 1000:.0f}k tokens" if n >= 1000 else f"{n} tokens"
+    text = f"{n / 1000:.0f}k tokens" if n >= 1000 else f"{n} tokens"
+    return text + ("" if complete else " (+ unknown)")
 
 
 def fmt_duration(seconds: float) -> str:
