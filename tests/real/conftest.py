@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .clis import RealCliUnavailable, ensure_installed, dirs_root
+from .clis import RealCliUnavailable, dirs_root, ensure_installed
 from .model_server import ScriptedModelServer
 
 _HERE = Path(__file__).resolve().parent
