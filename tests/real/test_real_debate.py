@@ -37,7 +37,7 @@ WIRE: dict[str, Callable[[Request], bool]] = {
     "pi": lambda r: r.family == "chat" and r.model == "stub-chat",
 }
 # CLIs whose output carries token counts / a cost (docs/adapters.md)
-REPORTS_TOKENS = {"claude", "codex", "gemini", "pi"}
+REPORTS_TOKENS = {"claude", "codex", "gemini", "copilot", "pi"}  # copilot: session folder
 REPORTS_COST = {"claude", "pi"}
 
 
