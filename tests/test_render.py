@@ -1,4 +1,5 @@
 from dataclasses import dataclass
+from pathlib import Path
 
 from disputatio.render import render_all, summary
 
@@ -179,3 +180,25 @@ def test_each_turns_session_id_and_tokens_are_shown():
     turns = {t["turn_id"]: t for t in json.loads(arts.files["debate.json"])["turns"]}
     assert turns["proposal/a"]["session_id"] == "9e85b4f0-697b-4bde-a08a-81343a52c96b"
     assert turns["proposal/codex"]["session_id"] == "`x`\n## Totals"
+
+
+def test_the_one_line_summary_and_the_artifacts_mark_unknown_tokens(home):
+    """A CLI that reports no tokens (a ``command`` participant) next to one that does."""
+    import json
+
+    from conftest import run_cli, sim, write_config
+
+    agent = home / "answer.sh"
+    agent.write_text("#!/bin/sh\ncat >/dev/null\necho 'an answer without usage'\n")
+    agent.chmod(0o755)
+    plain = {"adapter": "command", "name": "plain", "argv": [str(agent)]}
+    cfg = write_config(home / "d.yaml", [plain, sim("b")], rounds=0)
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 0, r.stderr
+    folder = Path(r.stdout.strip()).parent
+    summary_line = r.stderr.strip().splitlines()[-1]
+    assert summary_line.startswith("resolved · 2 participants"), r.stderr
+    assert summary_line.endswith(" tokens (+ unknown)"), summary_line
+    assert " tokens (+ unknown) · evidence" in (folder / "debate.md").read_text()
+    totals = json.loads((folder / "debate.json").read_text())["totals"]
+    assert totals["tokens_complete"] is False and totals["tokens"]["input"] > 0
