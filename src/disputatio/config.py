@@ -7,12 +7,21 @@ CLI flags override file values. Disputatio's camelCase keys load too.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 ADAPTERS = ("claude", "codex", "gemini", "copilot", "pi", "agy", "command", "simulated")
 VENDORS = {
@@ -21,23 +30,65 @@ VENDORS = {
 }
 _CAMEL = {"timeoutMinutes": "timeout_minutes", "maxBudgetUsd": "max_budget_usd",
           "extraArgs": "extra_args", "answerPath": "answer_path",
-          "includeUncommitted": "include_uncommitted"}
+          "includeUncommitted": "include_uncommitted", "maxParallel": "max_parallel"}
+# What YAML aliases may expand to, in values: a real lineup has a few hundred; a "billion
+# laughs" file has billions and would take minutes and gigabytes to build.
+MAX_EXPANDED_VALUES = 10_000
+# Minutes and dollars are finite and positive; YAML's .inf and .nan are refused.
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 class ConfigError(Exception):
     """A config problem, already formatted as one ``path:line: message`` line."""
 
 
+class _At(ValueError):
+    """A validation error that knows which key it is about, so its line can be given."""
+
+    def __init__(self, loc: tuple, message: str):
+        super().__init__(message)
+        self.loc = loc
+
+
+def _env_name(k: Any) -> str:
+    if not isinstance(k, str) or not k:
+        raise ValueError("an environment variable name must be a non-empty string")
+    if "=" in k or "\0" in k:
+        raise ValueError("an environment variable name cannot contain '=' or a NUL byte")
+    return k
+
+
+def _env_value(x: Any) -> str:
+    """Numbers and booleans become strings as a shell would write them; lists and maps have
+    no environment spelling, so they are refused rather than stringified."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, (int, float)):
+        return str(x)
+    if isinstance(x, str):
+        if "\0" in x:
+            raise ValueError("an environment value cannot contain a NUL byte")
+        return x
+    kind = "a list" if isinstance(x, (list, tuple)) else "a mapping" if isinstance(x, dict) \
+        else type(x).__name__
+    raise ValueError(f"an environment value must be a string, number or boolean, not {kind}")
+
+
 class Participant(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: YAML's true is not a number and 1 is not a boolean; an int still fills a float
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     adapter: str
     name: str | None = None
     model: str | None = None
     effort: str | None = None
     bin: str | None = None
-    max_budget_usd: float | None = Field(default=None, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
+    max_budget_usd: Positive | None = None
+    timeout_minutes: Positive | None = None   # this seat's own; default: the debate's
+    env: dict[Annotated[str, BeforeValidator(_env_name)],
+              Annotated[str, BeforeValidator(_env_value)]] = Field(default_factory=dict)
     extra_args: list[str] = Field(default_factory=list)
     # the ``command`` adapter only
     argv: list[str] | None = None
@@ -51,20 +102,6 @@ class Participant(BaseModel):
             hint = difflib.get_close_matches(v, ADAPTERS, n=1)
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise ValueError(f"unknown adapter '{v}'{extra}; known: {', '.join(ADAPTERS)}")
-        return v
-
-    @field_validator("env", mode="before")
-    @classmethod
-    def _env_strings(cls, v: Any) -> Any:
-        """YAML gives numbers and booleans; an environment holds strings as a shell would."""
-        if isinstance(v, dict):
-            def text(x: Any) -> str:
-                if x is None:
-                    return ""
-                if isinstance(x, bool):
-                    return "true" if x else "false"
-                return str(x)
-            return {str(k): text(x) for k, x in v.items()}
         return v
 
     @model_validator(mode="after")
@@ -87,14 +124,19 @@ class Participant(BaseModel):
 
 
 class DebateConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     rounds: int = Field(default=1, ge=0, le=20)
-    timeout_minutes: float = Field(default=10.0, gt=0)
+    timeout_minutes: Positive = 10.0
+    max_parallel: int | None = Field(default=None, ge=1)   # agents at once; None: no limit
     repo: str | None = None
     include_uncommitted: bool = False
+    sign: bool | str = False   # sign the ledger's head: true (the default SSH key) or a key path
+    # the write fence around every agent: auto (when the machine has one), require, off;
+    # unset: $DISPUTATIO_FENCE, else auto
+    fence: Literal["auto", "require", "off"] | None = None
     participants: list[Participant]
-    judge: Participant
+    judge: Participant | None = None   # none: the debate ends after the reactions
     synthesizer: Participant | None = None
 
     @field_validator("participants")
@@ -113,17 +155,22 @@ class DebateConfig(BaseModel):
     def _roles_have_their_own_names(self) -> DebateConfig:
         """Seats are found by name: a debater called like the judge would be replaced by it."""
         names = {p.display for p in self.participants}
+        if self.judge is None:
+            if self.synthesizer is not None:
+                raise _At(("synthesizer",), "a synthesizer drafts the report from the judge's "
+                          "ruling, and there is no judge; add 'judge:' or drop 'synthesizer:'")
+            return self
         judge = self.judge.name or "judge"
         if judge in names:
-            raise ValueError(f"the judge's name '{judge}' is also a participant's; rename one "
-                             "(judge: name: ...)")
+            raise _At(("judge",), f"the judge's name '{judge}' is also a participant's; rename "
+                      "one (judge: name: ...)")
         if self.synthesizer is not None:
             synth = self.synthesizer.name or "synthesizer"
             same = {p.display: p for p in self.participants}.get(synth)
             if (same is not None and same != self.synthesizer) or (
                     synth == judge and self.synthesizer != self.judge):
-                raise ValueError(f"the synthesizer's name '{synth}' is already taken; give it "
-                                 "its own (synthesizer: name: ...)")
+                raise _At(("synthesizer",), f"the synthesizer's name '{synth}' is already "
+                          "taken; give it its own (synthesizer: name: ...)")
         return self
 
 
@@ -173,30 +220,125 @@ def parse_file(path: Path) -> DebateConfig:
 
 
 def parse_text(text: str, where: str) -> DebateConfig:
+    """Validate a lineup; the first problem by line becomes the ConfigError. Nothing YAML
+    would silently misread passes: duplicate keys, aliases that explode, wrong types."""
+    loader = _Loader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        lines = _line_index(node)
+        data = loader.construct_document(node) if node is not None else None
+    except _Refused as exc:
+        raise ConfigError(f"{where}:{exc.line}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{where}{line}: invalid YAML: {problem}") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: invalid YAML: nested too deeply") from None
+    except ValueError as exc:  # a value YAML recognises but cannot build, e.g. 2024-13-01
+        raise ConfigError(f"{where}: invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1: expected a mapping of settings at the top level")
-    lines = _line_index(node)
     data = _normalise_keys(data)
     try:
-        return DebateConfig.model_validate(data)
+        cfg = DebateConfig.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(err["loc"])
-        line = _line_for(lines, loc)
-        raise ConfigError(f"{where}:{line}: {_describe(err, loc)}") from None
+        found = []
+        for err in exc.errors():
+            located = (err.get("ctx") or {}).get("error")
+            loc = located.loc if isinstance(located, _At) else tuple(err["loc"])
+            # a missing key is on no line: it is reported only when nothing else is wrong
+            found.append((err["type"] == "missing", _line_for(lines, loc),
+                          _describe(err, loc)))
+        _, line, what = min(found, key=lambda f: f[:2])   # the first of equal lines wins
+        raise ConfigError(f"{where}:{line}: {what}") from None
+    problems = sorted(_unrunnable(cfg, lines))
+    if problems:
+        line, what = problems[0]
+        raise ConfigError(f"{where}:{line}: {what}")
+    return cfg
+
+
+def _unrunnable(cfg: DebateConfig, lines: dict[tuple, int]) -> list[tuple[int, str]]:
+    """A ``bin`` (or a command's ``argv[0]``) that exists but cannot be run: say so here, with
+    its line, rather than later as "not installed". A path that does not exist is left to the
+    preflight, which also covers the CLIs found on PATH."""
+    entries = [(("participants", i), p) for i, p in enumerate(cfg.participants)]
+    entries += [((role,), p) for role, p in (("judge", cfg.judge),
+                                             ("synthesizer", cfg.synthesizer)) if p is not None]
+    out = []
+    for at, p in entries:
+        key, path = (("bin",), p.bin) if p.bin else (("argv", 0), (p.argv or [""])[0])
+        if "/" not in path:
+            continue
+        target = Path(path).expanduser()
+        what = "is a directory" if target.is_dir() else "is not executable" \
+            if target.exists() and not os.access(target, os.X_OK) else None
+        if what:
+            dotted = ".".join(str(k) for k in at + key)
+            out.append((_line_for(lines, at + key), f"{dotted}: '{path}' {what}"))
+    return out
+
+
+class _Refused(Exception):
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses what would be silently misread or blow up: an alias that
+    refers to the value containing it, and aliases expanding beyond MAX_EXPANDED_VALUES.
+    Anchors and aliases within that bound (shared env blocks, ``<<:`` merges) still work."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self._complete: set[int] = set()
+        self._sizes: dict[int, int] = {}
+        self._expanded = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            target = self.anchors.get(event.anchor)
+            if target is not None:
+                line = event.start_mark.line + 1
+                if id(target) not in self._complete:
+                    raise _Refused(line, f"alias '*{event.anchor}' refers to the value that "
+                                   "contains it")
+                self._expanded += _size(target, self._sizes)
+                if self._expanded > MAX_EXPANDED_VALUES:
+                    raise _Refused(line, f"aliases expand to more than {MAX_EXPANDED_VALUES} "
+                                   f"values (at '*{event.anchor}'); write the values out")
+            return super().compose_node(parent, index)
+        node = super().compose_node(parent, index)
+        self._complete.add(id(node))
+        return node
+
+
+def _size(node: yaml.Node, memo: dict[int, int]) -> int:
+    """How many values a node stands for once every alias in it is expanded."""
+    if id(node) not in memo:
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            children = []
+        memo[id(node)] = 1 + sum(_size(c, memo) for c in children)
+    return memo[id(node)]
 
 
 def _describe(err: dict, loc: tuple) -> str:
-    dotted = ".".join(str(p) for p in loc)
     kind = err["type"]
+    msg = re.sub(r"^Value error, ", "", err["msg"])
+    if loc and loc[-1] == "[key]":  # a mapping's key (an env name) is what is wrong
+        parent = ".".join(str(p) for p in loc[:-2])
+        return f"{parent + ': ' if parent else ''}key {loc[-2]!r}: {msg}"
+    dotted = ".".join(str(p) for p in loc)
     if kind == "extra_forbidden":
         key = str(loc[-1])
         model = Participant if len(loc) >= 2 and loc[0] in ("participants", "judge",
@@ -208,8 +350,18 @@ def _describe(err: dict, loc: tuple) -> str:
         return f"unknown key '{dotted}'{extra}"
     if kind == "missing":
         return f"missing required key '{dotted}'"
-    msg = re.sub(r"^Value error, ", "", err["msg"])
+    if kind in ("int_type", "float_type", "bool_type", "string_type") and \
+            err.get("input") is not None:
+        msg += f", not {_yaml_spelling(err['input'])}"
     return f"{dotted}: {msg}" if dotted else msg
+
+
+def _yaml_spelling(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    return repr(value)
 
 
 def _normalise_keys(value: Any) -> Any:
@@ -222,27 +374,40 @@ def _normalise_keys(value: Any) -> Any:
 
 
 def _line_index(node: yaml.Node | None) -> dict[tuple, int]:
-    """Map each key path (as pydantic reports it) to its 1-based line in the file."""
+    """Map each key path (as pydantic reports it) to its 1-based line in the file, refusing a
+    key given twice in one mapping (YAML keeps the last silently). Runs before the document is
+    constructed, which folds ``<<:`` merges into the mapping."""
     out: dict[tuple, int] = {}
 
-    def walk(n: yaml.Node, path: tuple) -> None:
+    def walk(n: yaml.Node, path: tuple, in_env: bool) -> None:
         out[path] = n.start_mark.line + 1
         if isinstance(n, yaml.MappingNode):
+            seen: dict[Any, int] = {}
             for k, v in n.value:
-                key = _CAMEL.get(k.value, k.value)
-                out[path + (key,)] = k.start_mark.line + 1
-                walk(v, path + (key,))
-                out[path + (key,)] = k.start_mark.line + 1
+                line = k.start_mark.line + 1
+                if not isinstance(k, yaml.ScalarNode):
+                    walk(v, path + (None,), False)
+                    continue
+                key = k.value if in_env else _CAMEL.get(k.value, k.value)
+                if (k.tag, key) in seen:
+                    dotted = ".".join(str(p) for p in path + (key,))
+                    raise _Refused(line, f"duplicate key '{dotted}' (first on line "
+                                   f"{seen[k.tag, key]}); YAML would keep only the last")
+                seen[k.tag, key] = line
+                walk(v, path + (key,), key == "env" and not in_env)
+                out[path + (key,)] = line
         elif isinstance(n, yaml.SequenceNode):
             for i, item in enumerate(n.value):
-                walk(item, path + (i,))
+                walk(item, path + (i,), False)
 
     if node is not None:
-        walk(node, ())
+        walk(node, (), False)
     return out
 
 
 def _line_for(lines: dict[tuple, int], loc: tuple) -> int:
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-1]
     for cut in range(len(loc), -1, -1):
         if loc[:cut] in lines:
             return lines[loc[:cut]]
@@ -262,6 +427,8 @@ def lineup_warnings(cfg: DebateConfig) -> list[str]:
             out.append(f"participants {', '.join(names)} share a vendor ({vendor}); "
                        "their positions may converge")
     judge = cfg.judge
+    if judge is None:
+        return out
     same = [p.display for p in cfg.participants
             if (p.adapter, p.model, p.bin, p.argv) == (judge.adapter, judge.model, judge.bin,
                                                         judge.argv)
