@@ -22,15 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from disputatio.adapters import fence as fencing
 from disputatio.adapters import get, transport
 from disputatio.adapters.base import Invocation, TurnRequest, TurnResult
 from disputatio.workspace import agent_env
 
-from .clis import NAMES, clean_env, cli_setup
+from .clis import NAMES, clean_env, cli_setup, participant_entry, write_lineup
 from .model_server import Rule, ScriptedModelServer, Steps, ToolCall
-from .test_real_debate import WIRE, git
+from .test_real_debate import WIRE, git, run_debate
 
 pytestmark = pytest.mark.real
 
@@ -115,6 +116,8 @@ def attempts(cli: str, t: Targets, tag: str = "") -> tuple[ToolCall, ...]:
     if cli == "copilot":
         return (
             ToolCall("bash", {"command": shell, "description": "write outside"}),
+            ToolCall("apply_patch", {"input": f"*** Begin Patch\n*** Add File: {out('patch')}"
+                                              "\n+x\n*** End Patch\n"}),
             ToolCall("create", {"path": out("create"), "file_text": "x"}),
             ToolCall("edit", {"path": out("edit"), "old_str": "", "new_str": "x"}),
         )
@@ -146,7 +149,8 @@ def opened(cli: str, inv: Invocation) -> Invocation:
         swap("--approval-mode", "yolo")
         swap("--admin-policy", None)
     elif cli == "copilot":
-        argv.remove("--available-tools=view,rg,grep,glob")
+        argv.remove(next(a for a in argv if a.startswith("--available-tools=")))
+        argv.append("--allow-all")  # tools, and paths outside the working directory
     elif cli == "pi":
         swap("--tools", "read,bash,edit,write")
     return Invocation(argv=tuple(argv), env=inv.env, stdin=inv.stdin, files=inv.files,
@@ -222,11 +226,15 @@ def fence() -> fencing.Fence:
     return found
 
 
+@pytest.mark.parametrize("fenced", [True, False], ids=["fence", "no-fence"])
 @pytest.mark.parametrize("cli", NAMES)
-def test_each_attempt_is_refused_with_the_shipped_flags_inside_the_fence(
-        cli, real_clis, model_server, targets, tmp_path, fence):
+def test_each_attempt_is_refused_with_the_shipped_flags(cli, fenced, real_clis, model_server,
+                                                        targets, tmp_path, request):
+    """Inside the fence, and also without it: the CLIs' own settings now stop every known
+    escape (defence in depth; docs/adapters.md says which layer stops what)."""
     calls = attempts(cli, targets)
     model_server.script(Rule(on_wire(cli), Steps(calls)))
+    fence = request.getfixturevalue("fence") if fenced else fencing.OFF
     turn = run_turn(cli, real_clis, model_server, tmp_path / "run", fence)
     info = turn.info(model_server)
     assert turn.result.ok, info
@@ -237,3 +245,131 @@ def test_each_attempt_is_refused_with_the_shipped_flags_inside_the_fence(
     assert len(results) == len(calls) and all(results), info
     for call, res in zip(calls, results, strict=True):
         assert any(w.lower() in res[-1].lower() for w in REFUSED), (call.args, res[-1][-2500:])
+
+
+def inside(cli: str, checkout: Path) -> ToolCall:
+    """A write into the agent's own checkout: it lands whenever the tool really ran (the
+    positive control of the opened-up runs)."""
+    target = str(checkout / f"{cli}-inside")
+    return {
+        "claude": ToolCall("Bash", {"command": f"touch {target}", "description": "x"}),
+        "codex": ToolCall("exec_command", {"cmd": f"touch {target}"}),
+        "gemini": ToolCall("run_shell_command", {"command": f"touch {target}",
+                                                 "description": "x"}),
+        "copilot": ToolCall("bash", {"command": f"touch {target}", "description": "x"}),
+        "pi": ToolCall("bash", {"command": f"touch {target}"}),
+    }[cli]
+
+
+def shell_and_write(cli: str, t: Targets) -> tuple[ToolCall, ...]:
+    """The attempts that go through once a CLI's own settings are off: its shell (to the
+    outside dir, the user's repository and the real /tmp) and its file-writing tool."""
+    calls = attempts(cli, t, tag="-open")
+    keep = {"claude": (0, 4), "codex": (0, 3), "gemini": (0, 1), "copilot": (0, 1),
+            "pi": (0, 1)}[cli]
+    return tuple(calls[i] for i in keep)
+
+
+@pytest.mark.parametrize("cli", NAMES)
+def test_with_the_clis_own_settings_off_only_the_fence_stops_the_writes(
+        cli, real_clis, model_server, targets, tmp_path, fence):
+    run = tmp_path / "run"
+    calls = (*shell_and_write(cli, targets), inside(cli, run / "checkout"))
+    model_server.script(Rule(on_wire(cli), Steps(calls)))
+    turn = run_turn(cli, real_clis, model_server, run, fence, open_flags=True)
+    info = turn.info(model_server)
+    assert turn.result.ok, info
+    made = [r.reply for r in model_server.turns if isinstance(r.reply, ToolCall)]
+    assert made == list(calls), info
+    # the tools really ran (the write into the checkout landed), and nothing else did
+    assert (turn.checkout / f"{cli}-inside").exists(), info
+    assert targets.landed() == [], info
+
+
+@pytest.mark.parametrize("cli", NAMES)
+def test_without_the_fence_the_same_attempts_land(cli, real_clis, model_server, targets,
+                                                   tmp_path):
+    """The control: the opened-up run above, with no fence, writes outside its checkout, so
+    an empty outside directory there means the fence stopped something real."""
+    calls = shell_and_write(cli, targets)
+    model_server.script(Rule(on_wire(cli), Steps(calls)))
+    turn = run_turn(cli, real_clis, model_server, tmp_path / "run", fencing.OFF, open_flags=True)
+    info = turn.info(model_server)
+    assert turn.result.ok, info
+    landed = targets.landed()
+    assert f"{cli}-open-shell" in landed, info
+    assert any(targets.tmp_mark in name for name in landed), info  # repo and /tmp were open
+
+
+def fenced_lineup(path: Path, bins: dict[str, Path], server: ScriptedModelServer,
+                  homes: Path) -> Path:
+    """The five CLIs as debaters, claude as the judge and gemini as the synthesizer, each with
+    this venv's test runner on PATH (their escapes include running the tests)."""
+    write_lineup(path, bins, server.url, homes)
+    data = yaml.safe_load(path.read_text())
+    data["synthesizer"] = participant_entry("gemini", bins["gemini"], server.url,
+                                            homes / "synthesizer", display="synthesizer")
+    for entry in (*data["participants"], data["judge"], data["synthesizer"]):
+        entry["env"]["PATH"] = WITH_PYTEST
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def test_a_debate_of_escape_attempts_completes_and_nothing_lands_outside(
+        real_clis, model_server, targets, tmp_path, fence):
+    calls = {cli: attempts(cli, targets) for cli in NAMES}
+    model_server.script(*(Rule(on_wire(cli), Steps(calls[cli])) for cli in NAMES))
+    config = fenced_lineup(tmp_path / "debate.yaml", real_clis, model_server, tmp_path / "homes")
+    head = git(targets.repo, "rev-parse", "HEAD")
+    run = run_debate(tmp_path, config, targets.repo, "--rounds", "1", "--fence", "require")
+    info = run.info(model_server)
+    assert run.returncode == 0 and run.folder, info
+    assert run.stdout.splitlines() == [str(run.folder / "final-report.md")], info
+    data = run.data()
+    assert data["status"] == "resolved", info
+    started = json.loads((run.folder / "events.jsonl").read_text().splitlines()[0])["data"]
+    assert started["fence"] == fence.mechanism, started
+    # every turn answered: proposals, reactions, the judge's ruling and the synthesizer's report
+    phases = [(t["phase"], t["adapter"], t["ok"]) for t in data["turns"]]
+    assert sorted(p for p in phases if p[0] in ("respondeo", "redactio")) == [
+        ("redactio", "gemini", True), ("respondeo", "claude", True)], info
+    assert len([p for p in phases if p[0] in ("proposal", "reaction")]) == 2 * len(NAMES), info
+    assert all(ok for _, _, ok in phases), phases
+    # nothing landed outside a checkout: not beside them, not in the user's repository (which
+    # is exactly as it was), not in the real /tmp
+    assert targets.landed() == [], info
+    assert git(targets.repo, "status", "--porcelain") == ""
+    assert git(targets.repo, "rev-parse", "HEAD") == head
+    # each CLI made every attempt in every turn it had, and each came back refused or failed
+    turns_of = {cli: 2 for cli in NAMES} | {"claude": 3, "gemini": 3}  # + judge, synthesizer
+    for cli in NAMES:
+        reqs = [r for r in model_server.turns if WIRE[cli](r)]
+        made = [r.reply for r in reqs if isinstance(r.reply, ToolCall)]
+        assert len(made) == turns_of[cli] * len(calls[cli]), (cli, made)
+        answers = [r.tool_results[-1] for r in reqs if r.tool_results]
+        assert len(answers) == len(made), (cli, answers)
+        refused = [a for a in answers if any(w.lower() in a.lower() for w in REFUSED)]
+        assert refused == answers, (cli, [a[-300:] for a in answers if a not in refused])
+    # and the ledger says so where the CLI reports it: claude's denials
+    claude = [t for t in data["turns"] if t["adapter"] == "claude"]
+    assert all(t["evidence"]["denied"] >= 4 for t in claude), claude
+
+
+@pytest.mark.parametrize("fenced", [True, False], ids=["fence", "no-fence"])
+def test_codex_keeps_its_own_sandbox_inside_the_fence(fenced, real_clis, model_server, targets,
+                                                      tmp_path, request):
+    """codex's bubblewrap sandbox nests inside ours (its helpers live in CODEX_HOME, a state
+    dir the fence leaves writable): it reads, and refuses writes, with the fence and without."""
+    run = tmp_path / "run"
+    calls = (ToolCall("exec_command", {"cmd": "cat a.py"}),
+             ToolCall("exec_command", {"cmd": "touch inside"}),
+             ToolCall("exec_command", {"cmd": f"touch {targets.path('codex')}"}))
+    model_server.script(Rule(on_wire("codex"), Steps(calls)))
+    fence = request.getfixturevalue("fence") if fenced else fencing.OFF
+    turn = run_turn("codex", real_clis, model_server, run, fence)
+    info = turn.info(model_server)
+    assert turn.result.ok, info
+    read, inside_, outside = (r.tool_results[-1] for r in model_server.turns[1:])
+    assert "a = 1" in read and "Process exited with code 0" in read, info
+    assert "Read-only file system" in inside_ and "Read-only file system" in outside, info
+    assert not (turn.checkout / "inside").exists() and targets.landed() == [], info
