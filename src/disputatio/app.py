@@ -16,8 +16,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from disputatio import __version__, config, ledger, protocols, redact, render
+from disputatio import __version__, config, ledger, protocols, redact, render, signing
 from disputatio import progress as progress_view
+from disputatio.adapters import fence as fencing
 from disputatio.adapters import transport
 from disputatio.config import DebateConfig, Participant
 from disputatio.engine import Engine, Seat
@@ -25,7 +26,7 @@ from disputatio.progress import warn
 from disputatio.protocols.base import DebateState, Done
 from disputatio.render import summary
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY, EXIT_INTERRUPTED = 0, 1, 2, 75, 130
 LINEUP_FILE = "lineup.json"
 DEBATES = ".debate"
 
@@ -36,6 +37,9 @@ class UsageError(Exception):
 
 class BrokenLedger(Exception):
     """The ledger does not verify: nothing is appended to it; one line, exit 1."""
+
+
+Busy = ledger.Busy  # another process is writing the debate: one line, exit EXIT_BUSY
 
 
 @dataclass
@@ -53,7 +57,10 @@ class RunOptions:
     timeout_minutes: float | None = None
     budget_usd: float | None = None
     include_uncommitted: bool | None = None
+    max_parallel: int | None = None
     quiet: bool = False
+    sign: bool = False
+    fence: str | None = None
 
 
 def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
@@ -65,93 +72,121 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     if cfg.include_uncommitted and not cfg.repo:
         raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     check_binaries(cfg)
+    fence = _use_fence(cfg.fence)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg.repo, cfg.include_uncommitted)
     for w in config.lineup_warnings(cfg):
         warn(w)
+    key = _signing_key(cfg.sign or options.sign or None)
     debate_dir = _new_debate_dir(base)
-    led = ledger.Ledger(debate_dir / "events.jsonl")
-    synth = cfg.synthesizer or cfg.judge
-    lineup = {p.display: p for p in cfg.participants}
-    lineup_sha = _write_lineup(debate_dir, lineup, cfg.judge, synth)
-    led.append("debate_started", {
-        "quaestio": quaestio, "protocol": protocol, "version": __version__,
-        "rounds": cfg.rounds, "timeout_s": cfg.timeout_minutes * 60,
-        "budget_usd": options.budget_usd, "repo": str(Path(cfg.repo).resolve()) if cfg.repo
-        else None, "include_uncommitted": cfg.include_uncommitted,
-        "snapshot": getattr(snapshot, "commit", None),
-        "participants": list(lineup), "judge": _judge_name(cfg.judge),
-        "synthesizer": _synth_name(cfg, synth),
-        "lineup": {n: _public(p) for n, p in lineup.items()},
-        "seats": {"judge": _public(cfg.judge), "synthesizer": _public(synth)},
-        "lineup_file": LINEUP_FILE, "lineup_sha256": lineup_sha,
-    })
-    return _drive(debate_dir, led, options.quiet, snapshot)
+    with ledger.WriterLock(debate_dir, "a new debate"):
+        led = ledger.Ledger(debate_dir / "events.jsonl")
+        synth = cfg.synthesizer or cfg.judge
+        lineup = {p.display: p for p in cfg.participants}
+        lineup_sha = _write_lineup(debate_dir, lineup, cfg.judge, synth)
+        led.append("debate_started", {
+            "quaestio": quaestio, "protocol": protocol, "version": __version__,
+            "rounds": cfg.rounds, "timeout_s": cfg.timeout_minutes * 60,
+            "max_parallel": cfg.max_parallel,
+            "budget_usd": options.budget_usd, "repo": str(Path(cfg.repo).resolve())
+            if cfg.repo else None, "include_uncommitted": cfg.include_uncommitted,
+            "snapshot": getattr(snapshot, "commit", None),
+            "participants": list(lineup), "judge": _judge_name(cfg.judge),
+            "synthesizer": _synth_name(cfg, synth),
+            "lineup": {n: _public(p) for n, p in lineup.items()},
+            "seats": {"judge": _public(cfg.judge) if cfg.judge else None,
+                      "synthesizer": _public(synth) if synth else None},
+            "lineup_file": LINEUP_FILE, "lineup_sha256": lineup_sha,
+            **fence.record(),
+        })
+        return _signed(_drive(debate_dir, led, options.quiet, snapshot), led, key)
 
 
 def continue_(answers: str, debate: Path | None, quiet: bool = False,
-              base: Path | None = None, timeout_minutes: float | None = None) -> Outcome:
+              base: Path | None = None, timeout_minutes: float | None = None,
+              sign: bool = False) -> Outcome:
     """Give the judge the human's answers; re-rule and, if resolved, draft the report."""
     if not answers.strip():
         raise UsageError("--continue needs the answers to the judge's questions")
-    debate_dir, led = _open(debate, base)
-    state = DebateState.from_events(led.events)
-    status = state.latest_status()
-    if status is None:
-        raise UsageError(f"{debate_dir}: the judge has not ruled yet; use --resume")
-    if status == "RESOLVED":
-        raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
-                         "re-draft the report")
-    led.append("answers_given", {"answers": answers})
-    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer",
-                  timeout_minutes=timeout_minutes)
+    with _open(debate, base, "--continue", sign) as (debate_dir, led, key):
+        state = DebateState.from_events(led.events)
+        _needs_judge(state, debate_dir, "there are no questions to answer")
+        status = state.latest_status()
+        if status is None:
+            raise UsageError(f"{debate_dir}: the judge has not ruled yet; use --resume")
+        if status == "RESOLVED":
+            raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
+                             "re-draft the report")
+        fence = _use_fence(None)
+        led.append("answers_given", {"answers": answers, **fence.record()})
+        return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
+                              repo_roles="synthesizer", timeout_minutes=timeout_minutes),
+                       led, key)
 
 
 def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
-             timeout_minutes: float | None = None) -> Outcome:
+             timeout_minutes: float | None = None, sign: bool = False) -> Outcome:
     """Re-draft final-report.md from a resolved debate."""
-    debate_dir, led = _open(debate, base)
-    state = DebateState.from_events(led.events)
-    status = state.latest_status()
-    if status != "RESOLVED":
-        what = "has not ruled yet" if status is None else f"ruled {status}"
-        raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
-                         "--continue \"...\" first" if status else
-                         f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
-    led.append("finalize_requested", {})
-    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led), repo_roles="synthesizer",
-                  timeout_minutes=timeout_minutes)
+    with _open(debate, base, "--finalize", sign) as (debate_dir, led, key):
+        state = DebateState.from_events(led.events)
+        _needs_judge(state, debate_dir, "there is no ruling to draft a report from")
+        status = state.latest_status()
+        if status != "RESOLVED":
+            what = "has not ruled yet" if status is None else f"ruled {status}"
+            raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
+                             "--continue \"...\" first" if status else
+                             f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
+        fence = _use_fence(None)
+        led.append("finalize_requested", fence.record())
+        return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
+                              repo_roles="synthesizer", timeout_minutes=timeout_minutes),
+                       led, key)
 
 
 def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
-           timeout_minutes: float | None = None) -> Outcome:
+           timeout_minutes: float | None = None, sign: bool = False) -> Outcome:
     """Finish a debate that crashed, was interrupted or stopped on a failure: turns with no
     completion re-run, and so do the failed turns the debate stopped on (too few proposals, no
     ruling, no report). A debate that is already done is left as it is."""
-    debate_dir, led = _open(debate, base)
-    state = DebateState.from_events(led.events)
-    protocol = protocols.get(state.started.get("protocol", "disputatio"))
-    step = protocol.next_step(state)
-    retry: list[str] = []
-    if isinstance(step, Done):
-        stopped_on = {"aborted": ("proposal",), "failed": ("respondeo", "redactio")}
-        phases = stopped_on.get(step.status)
-        if phases is None:
-            primary = _write(debate_dir, led.events, step.status, step.reason)
-            return Outcome(EXIT_OK, primary, step.status,
-                           f"nothing to resume: the debate is {step.status.replace('_', ' ')}")
-        retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
-    led.append("resumed", {"version": __version__, "retry": retry})
-    return _drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
-                  timeout_minutes=timeout_minutes)
+    with _open(debate, base, "--resume", sign) as (debate_dir, led, key):
+        state = DebateState.from_events(led.events)
+        protocol = protocols.get(state.started.get("protocol", "disputatio"))
+        step = protocol.next_step(state)
+        retry: list[str] = []
+        if isinstance(step, Done):
+            stopped_on = {"aborted": ("proposal",), "failed": ("respondeo", "redactio")}
+            phases = stopped_on.get(step.status)
+            if phases is None:
+                primary = _write(debate_dir, led.events, step.status, step.reason)
+                return Outcome(EXIT_OK, primary, step.status, "nothing to resume: the debate "
+                               f"is {step.status.replace('_', ' ')}")
+            retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
+        fence = _use_fence(None)
+        led.append("resumed", {"version": __version__, "retry": retry, **fence.record()})
+        return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
+                              timeout_minutes=timeout_minutes), led, key)
 
 
-def verify(debate: Path | None, base: Path | None = None) -> Outcome:
+def verify(debate: Path | None, base: Path | None = None,
+           allowed_signers: Path | None = None) -> Outcome:
+    """Re-hash the chain; with ``allowed_signers``, also prove that a trusted key signed the
+    head the ledger has now. Never takes the writer's lock: it only reads."""
     debate_dir = _find(debate, base)
+    if allowed_signers is not None and not allowed_signers.is_file():
+        raise UsageError(f"{allowed_signers}: no such allowed-signers file")
+    path = debate_dir / "events.jsonl"
     try:
-        ok, message = ledger.verify(debate_dir / "events.jsonl", _recorded(debate_dir))
+        ok, message = ledger.verify(path, _recorded(debate_dir))
+        if ok and allowed_signers is None:
+            message += signing.note(debate_dir)
+        elif ok:
+            ok, signed = signing.check(debate_dir, [e.hash for e in ledger.load(path)],
+                                       allowed_signers)
+            message = f"{message}; {signed}" if ok else signed
     except OSError as exc:
         raise UsageError(f"{debate_dir}: cannot read the ledger: {exc.strerror}") from None
+    except (ledger.LedgerError, signing.SigningError) as exc:
+        raise UsageError(str(exc)) from None
     return Outcome(EXIT_OK if ok else EXIT_FAILED, None, "verified" if ok else "broken", message)
 
 
@@ -165,18 +200,21 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     started = state.started
     seats = _seats(started, debate_dir)
     protocol = protocols.get(started.get("protocol", "disputatio"))
-    no_repo = {state.judge} if state.judge != state.synthesizer else set()
+    no_repo = {state.judge} if state.judge and state.judge != state.synthesizer else set()
     names = list(state.participants) + [state.synthesizer] if repo_roles == "all" \
         else [state.synthesizer]
-    if state.judge not in names:
+    names = [n for n in names if n is not None]
+    if state.judge is not None and state.judge not in names:
         names.append(state.judge)
         no_repo.add(state.judge)
     progress = progress_view.make(quiet)
-    progress.header(str(debate_dir), ", ".join(state.participants) + f" · judge {state.judge}")
+    progress.header(str(debate_dir), ", ".join(state.participants)
+                    + (f" · judge {state.judge}" if state.judge else " · no judge"))
     transport.reset_interrupt()
     workspaces = Workspaces(snapshot, names, no_repo=no_repo)
     timeout_s = timeout_minutes * 60 if timeout_minutes else started["timeout_s"]
-    engine = Engine(led, debate_dir, seats, workspaces, timeout_s, progress)
+    engine = Engine(led, debate_dir, seats, workspaces, timeout_s, progress,
+                    max_parallel=started.get("max_parallel"))
     done: Done | None = None
     interrupted = False
     # the handlers stay in place until the ledger and artifacts are written: a second Ctrl-C
@@ -282,11 +320,27 @@ def _interruptible():
 
 # --- helpers ----------------------------------------------------------------------------
 
+def _use_fence(mode: str | None) -> fencing.Fence:
+    """The write fence for this command's agents (``require`` without one: exit 2 before
+    anything is made). Without a fence the debate still runs and the ledger says so; a warning
+    too, unless the user turned it off."""
+    try:
+        fence = fencing.choose(mode or fencing.default_mode())
+    except fencing.FenceUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    if not fence.on and fence != fencing.OFF:
+        warn(f"no write fence: {fence.reason}; only each CLI's own read-only settings keep "
+             "the agents from writing outside their checkouts")
+    transport.use_fence(fence)
+    return fence
+
+
 def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
     """Flags over file values, validated like the file (``--rounds 25`` is refused too)."""
     data = cfg.model_dump(exclude_none=True)
     flags = {"rounds": o.rounds, "repo": o.repo, "timeout_minutes": o.timeout_minutes,
-             "include_uncommitted": o.include_uncommitted}
+             "include_uncommitted": o.include_uncommitted,
+             "max_parallel": o.max_parallel, "fence": o.fence}
     data.update({k: v for k, v in flags.items() if v is not None})
     try:
         return DebateConfig.model_validate(data)
@@ -301,10 +355,14 @@ def check_binaries(cfg: DebateConfig) -> None:
     """Every CLI of the lineup must exist before a debate folder is made and tokens are spent."""
     from disputatio.engine import participant_bin
 
-    seats = [*cfg.participants, cfg.judge, *([cfg.synthesizer] if cfg.synthesizer else [])]
+    seats = [*cfg.participants, *[p for p in (cfg.judge, cfg.synthesizer) if p is not None]]
     for p in seats:
         found = participant_bin(p)
-        if not (Path(found).is_file() and os.access(found, os.X_OK)):
+        if Path(found).is_dir() or (Path(found).is_file() and not os.access(found, os.X_OK)):
+            what = "a directory" if Path(found).is_dir() else "not executable"
+            raise UsageError(f"{p.display}: '{found}' is {what}; set 'bin:' in the config to "
+                             "the CLI's executable")
+        if not Path(found).is_file():
             raise UsageError(f"{p.display}: '{found}' is not installed or not on PATH (set "
                              "'bin:' in the config, run disputatio --init, or try --demo)")
 
@@ -337,8 +395,8 @@ def _write_lineup(debate_dir: Path, lineup: dict[str, Participant], judge: Parti
     """The full lineup, env values included, in a file only the user can read: the ledger
     keeps a redacted copy, and a resumed debate must run the same CLIs with the same logins."""
     data = {"lineup": {n: p.model_dump(exclude_none=True) for n, p in lineup.items()},
-            "seats": {"judge": judge.model_dump(exclude_none=True),
-                      "synthesizer": synth.model_dump(exclude_none=True)}}
+            "seats": {"judge": judge.model_dump(exclude_none=True) if judge else None,
+                      "synthesizer": synth.model_dump(exclude_none=True) if synth else None}}
     raw = json.dumps(data, indent=2, sort_keys=True).encode()
     fd = os.open(debate_dir / LINEUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
@@ -358,6 +416,8 @@ def _seats(started: dict, debate_dir: Path) -> dict[str, Seat]:
         warn(f"{path} was edited since the debate started; running the edited lineup")
     budget = started.get("budget_usd")
     seats = {n: Seat(Participant.model_validate(p)) for n, p in private["lineup"].items()}
+    if started.get("judge") is None:   # a lineup without a judge: the debaters only
+        return seats
     seats[started["judge"]] = Seat(Participant.model_validate(private["seats"]["judge"]), budget)
     synth = started["synthesizer"]
     if synth not in seats:
@@ -365,7 +425,15 @@ def _seats(started: dict, debate_dir: Path) -> dict[str, Seat]:
     return seats
 
 
-def _judge_name(judge: Participant) -> str:
+def _needs_judge(state: DebateState, debate_dir: Path, what: str) -> None:
+    if state.judge is None:
+        raise UsageError(f"{debate_dir}: this debate ran without a judge, so {what}; "
+                         "add a 'judge:' to the lineup and start a new debate")
+
+
+def _judge_name(judge: Participant | None) -> str | None:
+    if judge is None:
+        return None
     return judge.name or "judge"
 
 
@@ -410,20 +478,46 @@ def _find(debate: Path | None, base: Path | None) -> Path:
     return max(found, key=lambda p: p.name)
 
 
-def _open(debate: Path | None, base: Path | None) -> tuple[Path, ledger.Ledger]:
-    """The debate's ledger, verified before anything (even mending a torn tail) touches it."""
+@contextmanager
+def _open(debate: Path | None, base: Path | None, command: str, sign: bool):
+    """The debate's ledger for its one writer: the lock first (another writer: ``Busy``), then
+    the ledger read and verified under it, before anything (even mending a torn tail) touches
+    it. Yields ``(debate_dir, ledger, signing key or None)``; the lock is held until the
+    command is done."""
     debate_dir = _find(debate, base)
-    path = debate_dir / "events.jsonl"
-    ok, message = ledger.verify(path, _recorded(debate_dir))
-    if not ok:
-        raise BrokenLedger(f"{path} does not verify ({message}); refusing to add to it")
+    key = _signing_key(True if sign else None, debate_dir)
+    with ledger.WriterLock(debate_dir, command):
+        path = debate_dir / "events.jsonl"
+        ok, message = ledger.verify(path, _recorded(debate_dir))
+        if not ok:
+            raise BrokenLedger(f"{path} does not verify ({message}); refusing to add to it")
+        try:
+            led = ledger.Ledger(path)
+        except ledger.LedgerError as exc:
+            raise BrokenLedger(f"{exc}; refusing to add to it") from None
+        if not led.events or led.events[0].type != "debate_started":
+            raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
+        yield debate_dir, led, key
+
+
+def _signing_key(choice: bool | str | None, debate_dir: Path | None = None) -> str | None:
     try:
-        led = ledger.Ledger(path)
-    except ledger.LedgerError as exc:
-        raise BrokenLedger(f"{exc}; refusing to add to it") from None
-    if not led.events or led.events[0].type != "debate_started":
-        raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
-    return debate_dir, led
+        return signing.resolve_key(choice, debate_dir)
+    except signing.SigningError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _signed(outcome: Outcome, led: ledger.Ledger, key: str | None) -> Outcome:
+    """Sign the head the command leaves, while it still holds the lock. A signature that
+    cannot be made fails the command: the user asked for one."""
+    if key is None:
+        return outcome
+    try:
+        signing.sign(led.path.parent, len(led.events), led.last_hash, key)
+    except (OSError, signing.SigningError) as exc:
+        return Outcome(EXIT_FAILED, outcome.path, "unsigned", f"{exc} (the debate itself is "
+                       f"{outcome.status.replace('_', ' ') or 'recorded'})")
+    return outcome
 
 
 def _recorded(debate_dir: Path) -> tuple[int, str] | None:

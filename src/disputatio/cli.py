@@ -1,11 +1,13 @@
 """The command line: options in, one path on stdout, a documented exit code out.
 
 Exit codes: 0 done (also NEEDS_INPUT), 1 debate failed or aborted (or --verify found a broken
-ledger, or --doctor an unhealthy CLI), 2 usage or config error, 130 interrupted.
+or unsigned ledger, or --doctor an unhealthy CLI), 2 usage or config error, 75 the debate is in
+use by another disputatio process (try again later), 130 interrupted.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -24,6 +26,13 @@ def _version(value: bool) -> None:
     if value:
         print(f"disputatio {__version__}")
         raise typer.Exit(0)
+
+
+def _finite(value: float | None) -> float | None:
+    """click reads "inf" and "nan" as floats; a timeout or a budget must be a real number."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
 
 
 @cli.command(help="Run a structured debate between coding-agent CLIs and print the path of "
@@ -46,11 +55,16 @@ def main_command(
         "--rounds", min=0, help="Reaction rounds after the proposals (0 allowed).",
         show_default=False)] = None,
     timeout: Annotated[float | None, typer.Option(
-        "--timeout", min=0.01, help="Per-turn timeout in minutes (fractions allowed).",
+        "--timeout", min=0.01, callback=_finite,
+        help="Per-turn timeout in minutes (fractions allowed), for entries without their own.",
         show_default=False)] = None,
     budget: Annotated[float | None, typer.Option(
-        "--budget", min=0.01, help="Spend cap in USD for the judge and the synthesizer "
+        "--budget", min=0.01, callback=_finite,
+        help="Spend cap in USD for the judge and the synthesizer "
         "(where the CLI supports one).", show_default=False)] = None,
+    max_parallel: Annotated[int | None, typer.Option(
+        "--max-parallel", min=1, help="Agents running at once (default: no limit); the rest "
+        "wait for a free slot.", show_default=False)] = None,
     demo: Annotated[bool, typer.Option(
         "--demo", help="Run with the built-in simulated lineup: no accounts, no model.")] = False,
     continue_answers: Annotated[str | None, typer.Option(
@@ -62,6 +76,15 @@ def main_command(
         "--resume", help="Finish a debate that crashed or was interrupted.")] = False,
     verify: Annotated[bool, typer.Option(
         "--verify", help="Re-hash the ledger and name the first broken event.")] = False,
+    allowed_signers: Annotated[Path | None, typer.Option(
+        "--allowed-signers", help="With --verify: also prove that a key in this file (ssh-keygen "
+        "allowed-signers format) signed the ledger's head.", show_default=False)] = None,
+    sign: Annotated[bool, typer.Option(
+        "--sign", help="Sign the ledger's head with your SSH key after the command (the key "
+        "git signs with, else ~/.ssh/id_ed25519).")] = False,
+    fence: Annotated[str | None, typer.Option(
+        "--fence", help="The write fence around every agent: auto (when this machine has one), "
+        "require (refuse to run without it) or off.", show_default=False)] = None,
     debate: Annotated[Path | None, typer.Option(
         "--debate", help="The debate folder for --continue/--finalize/--resume/--verify "
         "(default: the newest under ./.debate).", show_default=False)] = None,
@@ -91,29 +114,38 @@ def main_command(
                  "--config": config_path is not None, "--repo": repo is not None,
                  "--include-uncommitted": include_uncommitted, "--rounds": rounds is not None,
                  "--budget": budget is not None, "--demo": demo,
+                 "--max-parallel": max_parallel is not None,
                  "--debate": debate is not None, "--force": force,
-                 "--timeout": timeout is not None}
+                 "--timeout": timeout is not None, "--sign": sign,
+                 "--fence": fence is not None,
+                 "--allowed-signers": allowed_signers is not None}
         allowed = {  # what each action can use; anything else given would be silently ignored
             None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
-                   "--rounds", "--budget", "--demo", "--timeout"},
-            "--continue": {"--debate", "--timeout"}, "--finalize": {"--debate", "--timeout"},
-            "--resume": {"--debate", "--timeout"}, "--verify": {"--debate"},
+                   "--max-parallel",
+                   "--rounds", "--budget", "--demo", "--timeout", "--sign", "--fence"},
+            "--continue": {"--debate", "--timeout", "--sign"},
+            "--finalize": {"--debate", "--timeout", "--sign"},
+            "--resume": {"--debate", "--timeout", "--sign"},
+            "--verify": {"--debate", "--allowed-signers"},
             "--doctor": {"--config", "--demo", "--timeout"}, "--init": {"--force", "--timeout"},
         }[actions[0] if actions else None]
         extra = [name for name, on in given.items() if on and name not in allowed]
         if extra:
             what = actions[0] if actions else "a new debate"
             raise app.UsageError(f"{', '.join(extra)} cannot be used with {what}")
+        if fence is not None and fence not in ("auto", "require", "off"):
+            raise app.UsageError(f"--fence must be auto, require or off, not {fence!r}")
         if demo and config_path is not None:
             raise app.UsageError("--demo brings its own lineup; drop --config, or drop --demo")
         if verify:
-            outcome = app.verify(debate)
+            outcome = app.verify(debate, allowed_signers=allowed_signers)
         elif continue_answers is not None:
-            outcome = app.continue_(continue_answers, debate, quiet, timeout_minutes=timeout)
+            outcome = app.continue_(continue_answers, debate, quiet, timeout_minutes=timeout,
+                                    sign=sign)
         elif finalize:
-            outcome = app.finalize(debate, quiet, timeout_minutes=timeout)
+            outcome = app.finalize(debate, quiet, timeout_minutes=timeout, sign=sign)
         elif resume:
-            outcome = app.resume(debate, quiet, timeout_minutes=timeout)
+            outcome = app.resume(debate, quiet, timeout_minutes=timeout, sign=sign)
         elif doctor:
             from disputatio import doctor as doc
 
@@ -128,11 +160,15 @@ def main_command(
             cfg, _ = config.load(config_path, demo=demo)
             outcome = app.run(text, cfg, app.RunOptions(
                 rounds=rounds, repo=repo, timeout_minutes=timeout, budget_usd=budget,
-                include_uncommitted=include_uncommitted or None, quiet=quiet))
+                max_parallel=max_parallel,
+                include_uncommitted=include_uncommitted or None, quiet=quiet, sign=sign,
+                fence=fence))
     except (app.UsageError, config.ConfigError, WorkspaceError) as exc:
         _fail(str(exc), 2)
     except app.BrokenLedger as exc:
         _fail(str(exc), 1)
+    except app.Busy as exc:
+        _fail(str(exc), app.EXIT_BUSY)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
     except OSError as exc:

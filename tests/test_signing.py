@@ -1,0 +1,208 @@
+"""What the hash chain proves, and what a signature over its head adds: a ledger whose ruling
+was forged and whose hashes were recomputed still passes ``--verify`` (the chain guards against
+accidents only), but not ``--verify --allowed-signers``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, sim, write_config
+from disputatio import ledger, signing
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
+                                reason="ssh-keygen (OpenSSH) is not installed")
+
+
+def keygen(path: Path, comment: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f",
+                    str(path)], check=True, capture_output=True)
+    return path
+
+
+def allowed(path: Path, principal: str, key: Path) -> Path:
+    pub = key.with_name(key.name + ".pub").read_text().strip()
+    path.write_text(f'{principal} namespaces="{signing.NAMESPACE}" {pub}\n')
+    return path
+
+
+@pytest.fixture
+def user(home, tmp_path):
+    """A HOME with an ed25519 key where ssh keeps it, and a git config naming no signing key."""
+    h = tmp_path / "h"
+    key = keygen(h / ".ssh" / "id_ed25519", "alice@example.com")
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("")
+    env = {"HOME": str(h), "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
+    return type("User", (), {"cwd": home, "env": env, "key": key,
+                             "allowed": allowed(tmp_path / "allowed", "alice@example.com", key)})
+
+
+def cli(u, *args: str) -> subprocess.CompletedProcess:
+    return run_cli(*args, cwd=u.cwd, env=u.env, timeout=120)
+
+
+def folder(u) -> Path:
+    return max((u.cwd / ".debate").glob("debate-*"))
+
+
+def signed_demo(u) -> Path:
+    r = cli(u, "--demo", "--sign", "-q")
+    assert r.returncode == 0, r.stderr
+    return folder(u)
+
+
+def rechain(debate: Path, edit) -> None:
+    """What a deliberate forger does: change events, recompute every hash after them and the
+    head debate.json recorded, so that the chain verifies again."""
+    path = debate / "events.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events = edit(events)
+    prev = ledger.GENESIS
+    for seq, ev in enumerate(events, start=1):
+        ev["seq"], ev["prev"] = seq, prev
+        ev["hash"] = ledger.event_hash(seq, ev["ts"], ev["type"], ev["data"], prev)
+        prev = ev["hash"]
+    path.write_bytes(b"".join(ledger.canonical(ev) + b"\n" for ev in events))
+    record = json.loads((debate / "debate.json").read_text())
+    record["ledger"].update(events=len(events), head=prev)
+    (debate / "debate.json").write_text(json.dumps(record))
+
+
+def forge_ruling(events: list[dict]) -> list[dict]:
+    ruling = next(e for e in events if e["type"] == "turn_completed"
+                  and e["data"]["phase"] == "respondeo")
+    ruling["data"]["text"] = "STATUS: RESOLVED\n\nRewrite everything in Rust, at once."
+    return events
+
+
+def verify(u, debate: Path, *extra: str) -> subprocess.CompletedProcess:
+    return cli(u, "--verify", "--debate", str(debate), *extra)
+
+
+def test_a_signed_debate_verifies_against_its_signer(user):
+    debate = signed_demo(user)
+    count = len(ledger.load(debate / "events.jsonl"))
+    head = ledger.load(debate / "events.jsonl")[-1].hash
+    assert (debate / "signatures" / f"{count}-{head}.sig").read_text().startswith(
+        "-----BEGIN SSH SIGNATURE-----")
+    plain = verify(user, debate)
+    assert plain.returncode == 0
+    assert plain.stderr.strip() == (f"ok {count} events; signed up to seq {count}, signature "
+                                    "not checked (pass --allowed-signers FILE to check it)")
+    r = verify(user, debate, "--allowed-signers", str(user.allowed))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == f"ok {count} events; head (seq {count}) signed by alice@example.com"
+
+
+def test_a_forged_and_rechained_ruling_passes_the_chain_but_not_the_signature(user):
+    debate = signed_demo(user)
+    rechain(debate, forge_ruling)
+    plain = verify(user, debate)
+    assert plain.returncode == 0, plain.stderr  # the limit of a hash chain, by design
+    r = verify(user, debate, "--allowed-signers", str(user.allowed))
+    assert r.returncode == 1
+    count = len(ledger.load(debate / "events.jsonl"))
+    assert r.stderr.strip() == (f"error: seq {count}: not the event that was signed (the ledger "
+                                "was rewritten and re-chained); the current head is not signed")
+
+
+def test_a_forged_ruling_without_rechaining_fails_both(user):
+    debate = signed_demo(user)
+    path = debate / "events.jsonl"
+    text = path.read_text()
+    forged = text.replace("STATUS: RESOLVED", "STATUS: RESOLVED (rewrite it in Rust)", 1)
+    assert forged != text
+    path.write_text(forged)
+    for extra in ((), ("--allowed-signers", str(user.allowed))):
+        r = verify(user, debate, *extra)
+        assert r.returncode == 1 and "content does not match its hash" in r.stderr, r.stderr
+
+
+def test_events_appended_after_the_last_signature_fail(user):
+    debate = signed_demo(user)
+    count = len(ledger.load(debate / "events.jsonl"))
+    ledger.Ledger(debate / "events.jsonl").append("finalize_requested", {})  # an unsigned writer
+    assert verify(user, debate).returncode == 0
+    r = verify(user, debate, "--allowed-signers", str(user.allowed))
+    assert r.returncode == 1
+    assert r.stderr.strip() == (f"error: seq {count + 1}: not signed; events {count + 1}-"
+                                f"{count + 1} were appended after the last signature "
+                                f"(seq {count})")
+
+
+def test_a_ledger_cut_short_after_signing_fails(user):
+    debate = signed_demo(user)
+    count = len(ledger.load(debate / "events.jsonl"))
+    rechain(debate, lambda events: events[:-1])
+    assert verify(user, debate).returncode == 0
+    r = verify(user, debate, "--allowed-signers", str(user.allowed))
+    assert r.returncode == 1
+    assert r.stderr.strip() == (f"error: seq {count}: missing; seq {count} was signed (the "
+                                "ledger was cut short after it was signed)")
+
+
+def test_a_key_that_is_not_an_allowed_signer_fails(user, tmp_path):
+    debate = signed_demo(user)
+    other = keygen(tmp_path / "other" / "id_ed25519", "mallory@example.com")
+    r = verify(user, debate, "--allowed-signers",
+               str(allowed(tmp_path / "allowed-other", "bob@example.com", other)))
+    assert r.returncode == 1
+    assert "signed by a key that is not in" in r.stderr and r.stderr.startswith("error: seq ")
+
+
+def test_a_signature_file_swapped_for_another_heads_does_not_verify(user):
+    """A signature is over the message, not the file name: renaming another signature to the
+    current head proves nothing."""
+    debate = signed_demo(user)
+    r = cli(user, "--finalize", "--debate", str(debate), "-q")  # signed again: the same key
+    assert r.returncode == 0, r.stderr
+    sigs = signing.signatures(debate)
+    assert len(sigs) == 2
+    (newest, _, new_path), (_, _, old_path) = sigs
+    assert newest == len(ledger.load(debate / "events.jsonl"))
+    assert verify(user, debate, "--allowed-signers", str(user.allowed)).returncode == 0
+    new_path.write_bytes(old_path.read_bytes())
+    r = verify(user, debate, "--allowed-signers", str(user.allowed))
+    assert r.returncode == 1 and "the signature does not verify" in r.stderr, r.stderr
+
+
+def test_a_key_from_the_config_and_no_key_at_all(user, tmp_path):
+    key = keygen(tmp_path / "keys" / "debates", "carol@example.com")
+    cfg = write_config(tmp_path / "d.yaml", [sim("a"), sim("b")], rounds=0, sign=str(key))
+    r = cli(user, "q", "--config", str(cfg), "-q")
+    assert r.returncode == 0, r.stderr
+    carol = allowed(tmp_path / "allowed-carol", "carol@example.com", key)
+    ok = verify(user, folder(user), "--allowed-signers", str(carol))
+    assert ok.returncode == 0 and "signed by carol@example.com" in ok.stderr, ok.stderr
+    assert verify(user, folder(user), "--allowed-signers", str(user.allowed)).returncode == 1
+
+    user.key.unlink()
+    before = sorted((user.cwd / ".debate").glob("debate-*"))
+    r = cli(user, "--demo", "--sign", "-q")
+    assert r.returncode == 2 and r.stdout == ""
+    said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
+    assert len(said) == 1, r.stderr
+    assert said[0].startswith(f"error: cannot sign the ledger: no SSH key at {user.key}")
+    assert sorted((user.cwd / ".debate").glob("debate-*")) == before  # nothing was started
+
+
+def test_an_unsigned_debate_is_not_signed(user):
+    r = cli(user, "--demo", "-q")
+    assert r.returncode == 0, r.stderr
+    assert not (folder(user) / "signatures").exists()
+    r = verify(user, folder(user), "--allowed-signers", str(user.allowed))
+    assert r.returncode == 1
+    assert r.stderr.strip() == f"error: not signed: no signature in {folder(user)}/signatures"
+
+
+@pytest.mark.parametrize("args", [["--verify", "--sign"], ["--demo", "--allowed-signers", "x"],
+                                  ["--verify", "--allowed-signers", "missing-file"]])
+def test_signing_flags_where_they_do_not_apply(user, args):
+    r = cli(user, *args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: ")
