@@ -55,6 +55,14 @@ def test_commands_are_counted_once_per_item():
     assert r.ok and r.evidence == {"commands": 1, "tool_calls": 1}
 
 
+def test_a_command_that_ran_counts_whatever_its_exit_and_a_refused_one_does_not():
+    # ls of a missing file ran (status failed, exit 2): evidence
+    assert ADAPTER.parse(real("codex/ls_failed")).evidence == {"commands": 1, "tool_calls": 1}
+    # a write the read-only sandbox refused: codex reports no item at all
+    r = ADAPTER.parse(real("codex/touch_refused"))
+    assert r.ok and r.evidence == {"commands": 0, "tool_calls": 0}, r
+
+
 def test_usage_comes_from_the_last_turn_completed(tmp_path):
     # resumed threads report cumulative usage: summing would double count (built from the
     # real success shape; no probe ran two turns in one process)
