@@ -439,3 +439,43 @@ def test_a_signal_at_start_up_is_one_line_exit_130(home, where, sig):
                        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert (r.returncode, r.stderr, r.stdout) == (130, "error: interrupted\n", "")
     assert not (home / ".debate").exists()
+
+
+@pytest.mark.parametrize("args", [["--timeout", "inf"], ["--timeout", "nan"],
+                                  ["--timeout", "-inf"], ["--budget", "inf"],
+                                  ["--max-parallel", "0"]])
+def test_non_finite_numbers_and_limits_below_one_are_usage_errors(home, args):
+    r = run_cli("--demo", *args, cwd=home)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert not (home / ".debate").exists()
+
+
+def test_misread_yaml_is_refused_before_anything_is_created(home):
+    cfg = home / "d.yaml"
+    cfg.write_text("rounds: 1\nparticipants:\n  - {adapter: simulated, name: a}\n"
+                   "  - {adapter: simulated, name: b}\nparticipants:\n"
+                   "  - {adapter: simulated, name: c}\n  - {adapter: simulated, name: d}\n")
+    started = time.monotonic()
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert time.monotonic() - started < 10   # the process, interpreter start included
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"error: {cfg}:5: duplicate key 'participants' (first on line 2); "
+                        "YAML would keep only the last\n")
+    assert not (home / ".debate").exists()
+
+
+def test_a_bin_that_is_a_directory_is_named_with_its_line(home):
+    cfg = write_config(home / "d.yaml", [{**sim("a"), "bin": str(home)}, sim("b")])
+    r = run_cli("q", "--config", str(cfg), cwd=home)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == f"error: {cfg}:5: participants.0.bin: '{home}' is a directory\n"
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2 and "is a directory" in r.stderr
+    assert not (home / ".debate").exists()
+
+
+def test_max_parallel_is_for_a_new_debate_only(home):
+    r = run_cli("--resume", "--max-parallel", "2", cwd=home)
+    assert (r.returncode, r.stderr) == (2, "error: --max-parallel cannot be used with "
+                                           "--resume\n")
