@@ -497,6 +497,14 @@ def _open(debate: Path | None, base: Path | None, command: str, sign: bool):
             raise BrokenLedger(f"{exc}; refusing to add to it") from None
         if not led.events or led.events[0].type != "debate_started":
             raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
+        if key is not None and signing.signatures(debate_dir):
+            try:
+                ok, why = signing.check_own(debate_dir, [e.hash for e in led.events], key)
+            except signing.SigningError as exc:
+                raise UsageError(str(exc)) from None
+            if not ok:  # signing on would vouch for whatever was forged since
+                raise BrokenLedger(f"{path}: the head is not the one {key} signed ({why}); "
+                                   "refusing to add to it")
         yield debate_dir, led, key
 
 

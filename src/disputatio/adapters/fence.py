@@ -63,7 +63,7 @@ class Fence:
         return {"fence": "none", "fence_reason": self.reason}
 
 
-OFF = Fence(None, "turned off (fence: off)")
+OFF = Fence(None, "turned off (--fence off, or fence: off in the config)")
 
 
 def choose(mode: str = "auto") -> Fence:

@@ -81,6 +81,9 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
                      + (" plus uncommitted changes" if st.get("include_uncommitted") else ""))
     if st.get("budget_usd") is not None:
         lines.append(f"- **Budget (judge, synthesizer):** ${st['budget_usd']:.2f}")
+    if st.get("fence"):  # debates from before the write fence do not say
+        lines.append(f"- **Write fence:** {st['fence']}"
+                     + (f" — {st['fence_reason']}" if st.get("fence_reason") else ""))
     lines += ["", "## Quaestio", "", quote(state.quaestio.strip()), ""]
     answers = iter(state.answers)
     for v in views:
@@ -97,12 +100,12 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
         if v.duration_s is not None:
             meta.append(summary.fmt_duration(v.duration_s))
         meta.append("cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}")
-        lines += [f"## {title} — {one_line(v.role, 100)}", "", f"_{' · '.join(meta)}_", ""]
-        if v.ok:
-            lines += [quote(v.text.strip()), ""]
         meta.append(summary.fmt_tokens(v.tokens))
         if v.session_id:
             meta.append(f"session {_session(v.session_id)}")
+        lines += [f"## {title} — {one_line(v.role, 100)}", "", f"_{' · '.join(meta)}_", ""]
+        if v.ok:
+            lines += [quote(v.text.strip()), ""]
         elif v.ok is False:
             lines += [f"**Failed ({v.failure}):** {one_line(v.message or '', 500)}", ""]
         else:
@@ -132,6 +135,9 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
         "judge": state.judge,
         "synthesizer": state.synthesizer,
         "answers": [sanitize(a) for a in state.answers],
+        # "bwrap 0.8.0", or "none" with the reason; null for a debate from before the fence
+        "fence": started.get("fence"),
+        "fence_reason": started.get("fence_reason"),
         "degraded": summary.degradations(views),
         "warnings": [w for w in [summary.evidence_warning(t, bool(started.get("repo")))] if w],
         "turns": [{
@@ -156,12 +162,12 @@ def debate_json(state: DebateState, views, status: str, reason: str, events) -> 
     }
 
 
-def _title(quaestio: str) -> str:
-    text = sanitize(quaestio).strip()
-    first = text.splitlines()[0].lstrip("#>").strip() if text else "(empty)"
-    return one_line(first, 80) or "(empty)"
 def _session(session_id: str) -> str:
     """A CLI's session id as a code span: nothing in it can end the span or the line."""
     return f"`{one_line(session_id, 100).replace('`', '')}`"
 
 
+def _title(quaestio: str) -> str:
+    text = sanitize(quaestio).strip()
+    first = text.splitlines()[0].lstrip("#>").strip() if text else "(empty)"
+    return one_line(first, 80) or "(empty)"

@@ -1,0 +1,404 @@
+"""The write fence with real processes: an agent that runs a "test suite" writing everywhere can
+write only its own checkout (and a private /tmp that vanishes); the fence cannot be climbed out
+of; killing the group, the parent or the run still ends everything; where no fence can be had,
+every artifact says so; and the policy itself (argv order, paths, profile) as pure functions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write_config
+from disputatio import ledger
+from disputatio.adapters import fence, transport
+from disputatio.adapters.base import Invocation
+from disputatio.adapters.fence import StateDir
+from test_exit_paths import make_repo
+from test_transport import AGENT, MARKER_VAR, gone, kill_survivors, marked_processes, wait_for
+
+FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
+HERE = fence.available()
+needs_fence = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
+
+# A test suite as an agent runs it: it writes wherever tests write and reports each outcome.
+SUITE = textwrap.dedent('''\
+    import json, os, sys
+    from pathlib import Path
+    me, token = os.environ["SUITE_NAME"], os.environ["SUITE_TOKEN"]
+    world = Path(os.environ["SUITE_WORLD"])
+    ck = Path.cwd()
+    targets = {
+        "home": Path(os.environ["HOME"]) / f"{token}-{me}",
+        "tmp": Path("/tmp") / f"{token}-{me}",
+        "tmpdir": Path(os.environ.get("TMPDIR", "/tmp")) / f"{token}-{me}-tmpdir",
+        "user_repo": world / "repo" / f"{token}-{me}",
+        "debate": world / "work" / ".debate" / f"{token}-{me}",
+        "other_checkout": ck.parent.parent / os.environ["SUITE_OTHER"] / ck.name / f"{token}-{me}",
+    }
+    report = {"own_was_dirty": Path("own.txt").exists()}
+    for name, path in targets.items():
+        try:
+            path.write_text("written by a test suite")
+            report[name] = "written"
+        except OSError as exc:
+            report[name] = exc.strerror
+    Path("own.txt").write_text("x")
+    report["own"] = Path("own.txt").read_text() == "x" and "written"
+    print("SUITE " + json.dumps(report, sort_keys=True))
+''')
+
+
+@pytest.fixture
+def world(request, tmp_path, monkeypatch):
+    """The user's repository, the debate folder, HOME and the workspaces' temp dir, all in one
+    base: under /var/tmp (visible, read-only inside the fence) or under /tmp (hidden by the
+    private /tmp); both must hold."""
+    if request.param == "outside-tmp":
+        if not os.access("/var/tmp", os.W_OK):
+            pytest.skip("/var/tmp is not writable here")
+        base = Path(tempfile.mkdtemp(prefix="disputatio-fence-test-", dir="/var/tmp"))
+        request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    else:
+        base = tmp_path
+    for d in ("work", "home", "tmp", "bin"):
+        (base / d).mkdir()
+    make_repo(base / "repo")
+    (base / "bin" / "suite").write_text(f"#!{sys.executable}\n{SUITE}")
+    (base / "bin" / "suite").chmod(0o755)
+    return base
+
+
+def suite(name: str, other: str, world: Path, token: str) -> dict:
+    return {"adapter": "command", "name": name, "argv": [str(world / "bin" / "suite")],
+            "env": {"SUITE_NAME": name, "SUITE_OTHER": other, "SUITE_WORLD": str(world),
+                    "SUITE_TOKEN": token}}
+
+
+def reports(debate_dir: Path) -> list[dict]:
+    out = []
+    for e in ledger.load(debate_dir / "events.jsonl"):
+        if e.type == "turn_completed" and "SUITE " in (e.data.get("text") or ""):
+            out.append(json.loads(e.data["text"].split("SUITE ", 1)[1]))
+    return out
+
+
+@needs_fence
+@pytest.mark.parametrize("world", ["outside-tmp", "under-tmp"], indirect=True)
+def test_a_test_suite_run_by_an_agent_writes_only_its_own_checkout(world):
+    token = f"fence-{uuid.uuid4().hex[:8]}"
+    cfg = write_config(world / "d.yaml", [suite("a", "b", world, token),
+                                          suite("b", "a", world, token)], rounds=1)
+    marker = uuid.uuid4().hex
+    try:
+        r = run_cli("Do the tests pass?", "--repo", str(world / "repo"), "--config", str(cfg),
+                    "--timeout", "1", "-q", cwd=world / "work",
+                    env={"HOME": str(world / "home"), "TMPDIR": str(world / "tmp"),
+                         MARKER_VAR: marker})
+        assert r.returncode == 0, r.stderr
+        assert gone(marker)
+    finally:
+        kill_survivors(marker)
+    assert "no write fence" not in r.stderr
+    debate_dir = Path(r.stdout.strip()).parent
+    got = reports(debate_dir)
+    assert len(got) == 4  # a and b, proposal and reaction: every turn completed
+    denied = "Read-only file system"
+    for rep in got:
+        assert rep["own"] == "written" and rep["own_was_dirty"] is False  # reset between turns
+        assert rep["tmp"] == "written" and rep["tmpdir"] == "written"  # the private /tmp
+        for where in ("home", "user_repo", "debate", "other_checkout"):
+            if world.is_relative_to("/tmp"):  # hidden under the private /tmp: not even there
+                assert rep[where] != "written", (where, rep)
+            else:
+                assert rep[where] == denied, (where, rep)
+    leftovers = [p for p in [*world.rglob(f"{token}*"), *Path("/tmp").glob(f"{token}*")]]
+    assert leftovers == []
+    started = ledger.load(debate_dir / "events.jsonl")[0].data
+    assert started["fence"] == HERE.mechanism and "fence_reason" not in started
+    assert f"- **Write fence:** {HERE.mechanism}\n" in (debate_dir / "debate.md").read_text()
+    assert json.loads((debate_dir / "debate.json").read_text())["fence"] == HERE.mechanism
+    assert list((world / "tmp").iterdir()) == []  # private temp dirs removed after each turn
+
+
+def _only(tmp_path: Path, *names: str) -> str:
+    """A PATH holding just these programs (so no bwrap on it)."""
+    d = tmp_path / "only-bin"
+    d.mkdir()
+    for n in names:
+        (d / n).symlink_to(shutil.which(n))
+    return str(d)
+
+
+def test_without_bwrap_the_debate_runs_unfenced_and_says_so_everywhere(home, tmp_path):
+    r = run_cli("Q?", "--demo", "--rounds", "0", "-q", cwd=home,
+                env={"PATH": _only(tmp_path, "git")})
+    assert r.returncode == 0, r.stderr
+    reason = "bwrap (bubblewrap) is not on PATH; install the bubblewrap package"
+    assert f"warning: no write fence: {reason};" in r.stderr
+    debate_dir = Path(r.stdout.strip()).parent
+    started = ledger.load(debate_dir / "events.jsonl")[0].data
+    assert (started["fence"], started["fence_reason"]) == ("none", reason)
+    assert f"- **Write fence:** none — {reason}\n" in (debate_dir / "debate.md").read_text()
+    data = json.loads((debate_dir / "debate.json").read_text())
+    assert (data["fence"], data["fence_reason"]) == ("none", reason)
+
+
+def test_require_without_bwrap_refuses_before_anything_is_made(home, tmp_path):
+    r = run_cli("Q?", "--demo", "--fence", "require", cwd=home,
+                env={"PATH": _only(tmp_path, "git")})
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == ("error: the write fence is required but unavailable: bwrap (bubblewrap) "
+                        "is not on PATH; install the bubblewrap package\n")
+    assert not (home / ".debate").exists()
+
+
+def test_require_in_the_config_file_is_refused_too(home, tmp_path):
+    cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
+                                         {"adapter": "simulated", "name": "b"}], fence="require")
+    r = run_cli("Q?", "--config", str(cfg), cwd=home, env={"PATH": _only(tmp_path, "git")})
+    assert r.returncode == 2 and "the write fence is required but unavailable" in r.stderr
+    assert not (home / ".debate").exists()
+
+
+def test_fence_off_runs_without_and_records_it(home):
+    r = run_cli("Q?", "--demo", "--rounds", "0", "-q", "--fence", "off", cwd=home)
+    assert (r.returncode, r.stderr) == (0, "")  # the user's choice: recorded, not warned about
+    started = ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")[0].data
+    assert started["fence"] == "none" and started["fence_reason"].startswith("turned off")
+
+
+def test_an_unknown_fence_mode_is_one_line_and_exit_2(home):
+    r = run_cli("Q?", "--demo", "--fence", "maybe", cwd=home)
+    assert (r.returncode, r.stderr) == (2, "error: --fence must be auto, require or off, "
+                                           "not 'maybe'\n")
+
+
+# ---------------------------------------------------------------- the transport, fenced
+
+
+@pytest.fixture
+def env():
+    marker = uuid.uuid4().hex
+    yield {**os.environ, MARKER_VAR: marker}
+    transport.reset_interrupt()
+    try:
+        gone(marker)
+    finally:
+        kill_survivors(marker)
+
+
+def sh(tmp_path: Path, script: str, env: dict, **kw):
+    inv = Invocation(argv=("sh", "-c", script))
+    return transport.run(inv, tmp_path / "ck", 30, tmp_path / "raw", "turn", env, **kw)
+
+
+@needs_fence
+def test_no_way_out_of_the_fence_even_as_root(tmp_path, env):
+    """Remounting, a new mount namespace and a nested bubblewrap (codex's own sandbox has this
+    shape) all stay inside: the mounts are locked read-only."""
+    (tmp_path / "ck").mkdir()
+    target = Path("/var/tmp") / f"disputatio-escape-{uuid.uuid4().hex[:8]}"  # outside /tmp
+    script = f"""
+        mount -o remount,bind,rw / 2>/dev/null; touch {target} 2>/dev/null && echo ESCAPED-remount
+        unshare -Urm sh -c 'mount -o remount,bind,rw / && touch {target}' 2>/dev/null \
+            && echo ESCAPED-unshare
+        bwrap --unshare-user --bind / / -- sh -c \
+            'mount -o remount,bind,rw / 2>/dev/null; touch {target}' 2>/dev/null \
+            && echo ESCAPED-bwrap
+        bwrap --unshare-user --unshare-pid --ro-bind / / --dev /dev -- true && echo nested-ok
+    """
+    try:
+        cap = sh(tmp_path, script, env)
+        assert cap.exit_code == 0, cap.read_stderr()
+        assert "ESCAPED" not in cap.read_stdout() and not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+    assert "nested-ok" in cap.read_stdout()
+
+
+@needs_fence
+def test_a_state_dir_is_writable_but_never_what_it_would_cover(tmp_path, env):
+    state, ck = tmp_path / "state", tmp_path / "ck"
+    repo, debate = state / "repo", state / ".debate"
+    for d in (repo, debate, ck):
+        d.mkdir(parents=True)
+    cap = sh(tmp_path, "for p in $FAKE_HOME/ok $FAKE_HOME/repo/no $FAKE_HOME/.debate/no "
+                       "$FAKE_HOME/new/ok; do (mkdir -p $(dirname $p) && touch $p) 2>/dev/null "
+                       "&& echo wrote $p; done",
+             {**env, "FAKE_HOME": str(state)}, state=[StateDir("FAKE_HOME")],
+             protect=[repo, debate])
+    assert cap.read_stdout().split() == ["wrote", f"{state}/ok", "wrote", f"{state}/new/ok"]
+    assert sorted(p.name for p in state.iterdir()) == [".debate", "new", "ok", "repo"]
+    assert not any(repo.iterdir()) and not any(debate.iterdir())
+
+
+@needs_fence
+def test_a_missing_state_dir_is_created_then_bound(tmp_path, env):
+    (tmp_path / "ck").mkdir()
+    fresh = tmp_path / "fresh-home" / ".cli"
+    cap = sh(tmp_path, f"touch {fresh}/login.json", env,
+             state=[StateDir(None, (str(fresh),))])
+    assert cap.exit_code == 0, cap.read_stderr()
+    assert (fresh / "login.json").is_file()
+
+
+@needs_fence
+def test_the_cwd_is_writable_only_when_granted(tmp_path, env):
+    (tmp_path / "ck").mkdir()
+    cap = sh(tmp_path, "touch here", env, writable=[])
+    assert cap.exit_code != 0 and "Read-only file system" in cap.read_stderr()
+    assert not (tmp_path / "ck" / "here").exists()
+
+
+@needs_fence
+def test_a_timeout_ends_the_whole_fenced_tree(tmp_path, env, monkeypatch):
+    monkeypatch.setattr(transport, "TERM_GRACE_S", 0.5)
+    inv = Invocation(argv=AGENT, env={"FAKE_TREE": "1", "FAKE_HANG": "1",
+                                      "FAKE_PID_DIR": str(tmp_path)})
+    cap = transport.run(inv, tmp_path, 1.5, tmp_path / "raw", "turn", env)
+    assert cap.timed_out
+    assert {p.name.split("-")[0] for p in tmp_path.iterdir() if "-" in p.name} == \
+        {"child", "grandchild"}  # the tree was up, inside the fence, when the timeout hit
+    assert gone(env[MARKER_VAR])
+
+
+@needs_fence
+def test_a_run_killed_with_9_loses_its_fenced_agent_and_the_sweep_ends_the_rest(tmp_path, env):
+    """PR_SET_PDEATHSIG ends bwrap, bwrap's --die-with-parent ends the agent; the grandchild
+    that outlives both is found by its DISPUTATIO_OWNER through the user namespace."""
+    code = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from disputatio.adapters import transport
+        from disputatio.adapters.base import Invocation
+        inv = Invocation(argv={AGENT!r}, env={{"FAKE_TREE": "1", "FAKE_HANG": "1",
+                                               "FAKE_PID_DIR": {str(tmp_path)!r}}})
+        transport.run(inv, Path({str(tmp_path)!r}), 60, Path({str(tmp_path / "raw")!r}), "t")
+    """)
+    runner = subprocess.Popen([sys.executable, "-c", code], env=env)
+    try:
+        wait_for(lambda: len(list(tmp_path.glob("grandchild-*"))) == 1, 30, "fenced tree up")
+        child = int(next(tmp_path.glob("child-*")).name.split("-")[1])
+        assert any("bwrap" in cmd for _, cmd in marked_processes(env[MARKER_VAR]))
+        runner.kill()
+        runner.wait()
+        wait_for(lambda: not _alive(child), 10, "the agent ended with its run")
+        grandchild = int(next(tmp_path.glob("grandchild-*")).name.split("-")[1])
+        assert grandchild in transport.sweep_orphans()
+        assert gone(env[MARKER_VAR])
+    finally:
+        runner.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+# ---------------------------------------------------------------- the policy, pure
+
+
+def test_bwrap_argv_binds_in_an_order_where_the_narrow_grant_wins():
+    argv = fence.bwrap_argv("/usr/bin/bwrap", ["claude", "-p"], cwd=Path("/w/ck"),
+                            private_tmp=Path("/t/priv"), readable=[Path("/tmp/bin")],
+                            state=[Path("/h/.claude")], protect=[Path("/h/.claude/repo")],
+                            writable=[Path("/w/ck")], uid=0)
+    assert argv == [
+        "/usr/bin/bwrap", "--die-with-parent", "--unshare-user",
+        "--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/t/priv", "/tmp",
+        "--ro-bind", "/tmp/bin", "/tmp/bin", "--bind", "/h/.claude", "/h/.claude",
+        "--ro-bind", "/h/.claude/repo", "/h/.claude/repo", "--bind", "/w/ck", "/w/ck",
+        "--chdir", "/w/ck", "--", "claude", "-p"]
+    assert "--cap-drop" not in fence.bwrap_argv("bwrap", ["x"], cwd=Path("/"),
+                                                private_tmp=Path("/t"), uid=1000)
+    # our process group and session are the agent's: no new session, no pid namespace
+    assert not {"--new-session", "--unshare-pid", "--unshare-net", "--unshare-all"} & set(argv)
+
+
+def test_state_paths_follow_the_cli_variables_else_the_home_defaults():
+    claude = StateDir("CLAUDE_CONFIG_DIR", ("~/.claude", "~/.claude.json"))
+    gemini = StateDir("GEMINI_CLI_HOME", ("~/.gemini",), subdir=".gemini")
+    env = {"HOME": "/home/u"}
+    assert fence.state_paths([claude, gemini], env) == [
+        Path("/home/u/.claude"), Path("/home/u/.claude.json"), Path("/home/u/.gemini")]
+    env |= {"CLAUDE_CONFIG_DIR": "/cfg/claude", "GEMINI_CLI_HOME": "/g"}
+    assert fence.state_paths([claude, gemini], env) == [Path("/cfg/claude"),
+                                                        Path("/g/.gemini")]
+
+
+def test_every_cli_adapter_declares_where_it_must_write():
+    from disputatio import adapters
+
+    declared = {n: fence.state_paths(adapters.get(n).state_dirs, {"HOME": "/h"})
+                for n in ("claude", "codex", "gemini", "copilot", "pi")}
+    assert declared == {
+        "claude": [Path("/h/.claude"), Path("/h/.claude.json")],
+        "codex": [Path("/h/.codex")], "gemini": [Path("/h/.gemini")],
+        "copilot": [Path("/h/.copilot"), Path("/h/.cache/copilot")], "pi": [Path("/h/.pi")]}
+    assert adapters.get("command").state_dirs == ()
+
+
+def test_only_protected_paths_inside_a_grant_are_bound_again(tmp_path):
+    (tmp_path / "home" / "repo").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    got = fence.covering([tmp_path / "home"], [tmp_path / "home" / "repo",
+                                               tmp_path / "elsewhere", tmp_path / "home"])
+    assert got == [tmp_path / "home" / "repo", tmp_path / "home"]
+
+
+def test_binaries_under_the_real_tmp_stay_reachable(tmp_path):
+    (tmp_path / "bin" / "sub").mkdir(parents=True)
+    got = fence.tmp_reachable([str(tmp_path / "bin" / "sub"), str(tmp_path / "bin"), "/usr/bin",
+                               "", str(tmp_path / "missing")], Path("/tmp"))
+    assert got == ([tmp_path / "bin"] if tmp_path.is_relative_to("/tmp") else [])
+
+
+def test_the_agent_temp_dir_is_the_private_tmp():
+    assert fence.inner_env({"TMPDIR": "/var/x", "TEMP": "/y", "A": "1"}) == \
+        {"TMPDIR": "/tmp", "TEMP": "/tmp", "A": "1"}
+
+
+def test_the_macos_profile_denies_writes_except_the_grants():
+    profile = fence.sbpl_profile([Path("/Users/u/ck"), Path('/odd "dir"')])
+    assert profile.startswith("(version 1)\n(allow default)\n(deny file-write*)\n")
+    assert '(subpath "/Users/u/ck")' in profile and '(subpath "/odd \\"dir\\"")' in profile
+    assert profile.count("(allow file-write*") == 1
+
+
+def test_modes(monkeypatch):
+    assert fence.choose("off") == fence.OFF and not fence.OFF.on
+    with pytest.raises(ValueError):
+        fence.choose("sometimes")
+    monkeypatch.setattr(fence, "available", lambda: fence.Fence(None, "no bwrap"))
+    assert fence.choose("auto").record() == {"fence": "none", "fence_reason": "no bwrap"}
+    with pytest.raises(fence.FenceUnavailable, match="required but unavailable: no bwrap"):
+        fence.choose("require")
+    assert fence.default_mode({"DISPUTATIO_FENCE": "Require"}) == "require"
+    assert fence.default_mode({"DISPUTATIO_FENCE": "bogus"}) == "auto"
+    assert fence.default_mode({}) == "auto"
+
+
+def test_the_probe_names_why_there_is_no_fence():
+    assert fence._probe("linux", None, None).reason.startswith("bwrap (bubblewrap) is not on")
+    assert fence._probe("darwin", None, None).reason == \
+        "sandbox-exec is not available on this macOS"
+    assert fence._probe("win32", None, None).reason == "no write fence for platform win32"
+
+
+def test_a_missing_binary_is_still_not_installed_under_the_fence(tmp_path, env):
+    (tmp_path / "ck").mkdir()
+    inv = Invocation(argv=(str(tmp_path / "nope"),))
+    cap = transport.run(inv, tmp_path / "ck", 5, tmp_path / "raw", "turn", env)
+    assert cap.spawn_error == f"{tmp_path / 'nope'}: No such file or directory"
