@@ -5,8 +5,10 @@ accidents only), but not ``--verify --allowed-signers``."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,8 +95,8 @@ def test_a_signed_debate_verifies_against_its_signer(user):
         "-----BEGIN SSH SIGNATURE-----")
     plain = verify(user, debate)
     assert plain.returncode == 0
-    assert plain.stderr.strip() == (f"ok {count} events; signed up to seq {count}, signature "
-                                    "not checked (pass --allowed-signers FILE to check it)")
+    assert plain.stderr.strip() == (f"ok {count} events; signed, but the signature was not "
+                                    "checked (pass --allowed-signers FILE)")
     r = verify(user, debate, "--allowed-signers", str(user.allowed))
     assert r.returncode == 0, r.stderr
     assert r.stderr.strip() == f"ok {count} events; head (seq {count}) signed by alice@example.com"
@@ -206,3 +208,42 @@ def test_an_unsigned_debate_is_not_signed(user):
 def test_signing_flags_where_they_do_not_apply(user, args):
     r = cli(user, *args)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: ")
+
+
+def test_a_signature_that_cannot_be_made_fails_the_command(user, tmp_path):
+    """A key that needs a passphrase, and no terminal to ask it on: the debate is done and
+    kept, but the command fails, since the signature the user asked for is missing."""
+    key = tmp_path / "locked" / "id_ed25519"
+    key.parent.mkdir()
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "a passphrase", "-f", str(key)],
+                   check=True, capture_output=True)
+    cfg = write_config(tmp_path / "d.yaml", [sim("a"), sim("b")], rounds=0, sign=str(key))
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "SSH_ASKPASS")}
+    r = subprocess.run([sys.executable, "-m", "disputatio", "q", "--config", str(cfg), "-q"],
+                       cwd=user.cwd, env={**env, **user.env, "SSH_ASKPASS_REQUIRE": "never"},
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                       start_new_session=True)  # no controlling terminal
+    assert r.returncode == 1
+    assert Path(r.stdout.strip()).name == "final-report.md"
+    said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
+    assert len(said) == 1 and said[0].startswith(f"error: cannot sign the ledger with {key}: ")
+    assert said[0].endswith("(the debate itself is resolved)")
+    assert not (folder(user) / "signatures").exists()
+    assert verify(user, folder(user)).returncode == 0
+
+
+def test_a_signed_debate_is_not_extended_from_a_forged_head(user):
+    """Signing on would vouch for the forgery: --finalize refuses a signed debate whose head its
+    key did not sign, and adds nothing."""
+    debate = signed_demo(user)
+    rechain(debate, forge_ruling)
+    before = (debate / "events.jsonl").read_bytes()
+    r = cli(user, "--finalize", "--debate", str(debate), "-q")
+    assert r.returncode == 1 and r.stdout == ""
+    said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
+    assert len(said) == 1
+    assert said[0].startswith(f"error: {debate / 'events.jsonl'}: the head is not the one "
+                              f"{user.key} signed (seq ")
+    assert said[0].endswith("refusing to add to it")
+    assert (debate / "events.jsonl").read_bytes() == before
+    assert len(signing.signatures(debate)) == 1

@@ -28,6 +28,7 @@ NAMESPACE = "disputatio-ledger"
 SIG_DIR = "signatures"
 KEY_FILE = "key"  # which key signed this debate, so later commands sign with it too
 _NAME = re.compile(r"^(\d+)-([0-9a-f]{64})\.sig$")
+_PRINCIPAL = "disputatio-signer"
 
 
 class SigningError(Exception):
@@ -66,8 +67,6 @@ def resolve_key(choice: bool | str | None, debate_dir: Path | None = None) -> st
 
 def sign(debate_dir: Path, count: int, head: str, key: str) -> Path:
     """Sign the head; the signature lands next to the ledger."""
-    folder = debate_dir / SIG_DIR
-    folder.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="disputatio-sign-") as tmp:
         key_path = key
         if key.startswith("key::"):  # git's literal public key: the private half is in the agent
@@ -77,6 +76,8 @@ def sign(debate_dir: Path, count: int, head: str, key: str) -> Path:
                     message(count, head))
     if proc.returncode != 0 or b"BEGIN SSH SIGNATURE" not in proc.stdout:
         raise SigningError(f"cannot sign the ledger with {key}: {_last_line(proc)}")
+    folder = debate_dir / SIG_DIR
+    folder.mkdir(exist_ok=True)
     path = folder / f"{count}-{head}.sig"
     tmp_path = folder / f".{path.name}.tmp"
     tmp_path.write_bytes(proc.stdout)
@@ -98,11 +99,9 @@ def signatures(debate_dir: Path) -> list[tuple[int, str, Path]]:
 
 def note(debate_dir: Path) -> str:
     """For a plain ``--verify``: say that a signature exists but was not checked."""
-    sigs = signatures(debate_dir)
-    if not sigs:
+    if not signatures(debate_dir):
         return ""
-    return (f"; signed up to seq {sigs[0][0]}, signature not checked (pass --allowed-signers "
-            "FILE to check it)")
+    return "; signed, but the signature was not checked (pass --allowed-signers FILE)"
 
 
 def check(debate_dir: Path, hashes: list[str], allowed: Path) -> tuple[bool, str]:
@@ -127,6 +126,30 @@ def check(debate_dir: Path, hashes: list[str], allowed: Path) -> tuple[bool, str
                        f"the last signature (seq {n})")
     return False, (f"seq {n}: not the event that was signed (the ledger was rewritten and "
                    "re-chained); the current head is not signed")
+
+
+def check_own(debate_dir: Path, hashes: list[str], key: str) -> tuple[bool, str]:
+    """Before a signed debate is extended and signed again: was its current head signed with
+    this very key? Otherwise the next signature would vouch for whatever was forged since."""
+    with tempfile.TemporaryDirectory(prefix="disputatio-sign-") as tmp:
+        allowed = Path(tmp) / "allowed_signers"
+        allowed.write_text(f'{_PRINCIPAL} namespaces="{NAMESPACE}" {_public_key(key)}\n')
+        ok, what = check(debate_dir, hashes, allowed)
+    return ok, what.replace(str(allowed), key)
+
+
+def _public_key(key: str) -> str:
+    """The public half: git's literal, the ``.pub`` file, or derived from the private key."""
+    if key.startswith("key::"):
+        return key[len("key::"):].strip()
+    path = Path(key)
+    pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
+    if pub.is_file():
+        return pub.read_text().strip()
+    proc = subprocess.run([_ssh_keygen(), "-y", "-f", key], capture_output=True)
+    if proc.returncode != 0:
+        raise SigningError(f"cannot read the public half of {key}: {_last_line(proc)}")
+    return proc.stdout.decode().strip()
 
 
 def _check_one(sig: Path, count: int, head: str, allowed: Path) -> tuple[bool, str]:
