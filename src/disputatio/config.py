@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -23,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from disputatio import yamlfile
+
 ADAPTERS = ("claude", "codex", "gemini", "copilot", "pi", "agy", "command", "simulated")
 VENDORS = {
     "claude": "Anthropic", "codex": "OpenAI", "gemini": "Google", "copilot": "GitHub",
@@ -31,9 +32,6 @@ VENDORS = {
 _CAMEL = {"timeoutMinutes": "timeout_minutes", "maxBudgetUsd": "max_budget_usd",
           "extraArgs": "extra_args", "answerPath": "answer_path",
           "includeUncommitted": "include_uncommitted", "maxParallel": "max_parallel"}
-# What YAML aliases may expand to, in values: a real lineup has a few hundred; a "billion
-# laughs" file has billions and would take minutes and gigabytes to build.
-MAX_EXPANDED_VALUES = 10_000
 # Minutes and dollars are finite and positive; YAML's .inf and .nan are refused.
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
@@ -222,24 +220,11 @@ def parse_file(path: Path) -> DebateConfig:
 def parse_text(text: str, where: str) -> DebateConfig:
     """Validate a lineup; the first problem by line becomes the ConfigError. Nothing YAML
     would silently misread passes: duplicate keys, aliases that explode, wrong types."""
-    loader = _Loader(text)
     try:
-        node = loader.get_single_node()
-        lines = _line_index(node)
-        data = loader.construct_document(node) if node is not None else None
-    except _Refused as exc:
-        raise ConfigError(f"{where}:{exc.line}: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{where}{line}: invalid YAML: {problem}") from None
-    except RecursionError:
-        raise ConfigError(f"{where}: invalid YAML: nested too deeply") from None
-    except ValueError as exc:  # a value YAML recognises but cannot build, e.g. 2024-13-01
-        raise ConfigError(f"{where}: invalid YAML: {exc}") from None
-    finally:
-        loader.dispose()
+        data, lines = yamlfile.read(text, rename=lambda k: _CAMEL.get(k, k), verbatim=("env",))
+    except yamlfile.YamlError as exc:
+        line = f":{exc.line}" if exc.line else ""
+        raise ConfigError(f"{where}{line}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1: expected a mapping of settings at the top level")
     data = _normalise_keys(data)
@@ -283,55 +268,6 @@ def _unrunnable(cfg: DebateConfig, lines: dict[tuple, int]) -> list[tuple[int, s
     return out
 
 
-class _Refused(Exception):
-    def __init__(self, line: int, message: str):
-        super().__init__(message)
-        self.line = line
-
-
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses what would be silently misread or blow up: an alias that
-    refers to the value containing it, and aliases expanding beyond MAX_EXPANDED_VALUES.
-    Anchors and aliases within that bound (shared env blocks, ``<<:`` merges) still work."""
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self._complete: set[int] = set()
-        self._sizes: dict[int, int] = {}
-        self._expanded = 0
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            target = self.anchors.get(event.anchor)
-            if target is not None:
-                line = event.start_mark.line + 1
-                if id(target) not in self._complete:
-                    raise _Refused(line, f"alias '*{event.anchor}' refers to the value that "
-                                   "contains it")
-                self._expanded += _size(target, self._sizes)
-                if self._expanded > MAX_EXPANDED_VALUES:
-                    raise _Refused(line, f"aliases expand to more than {MAX_EXPANDED_VALUES} "
-                                   f"values (at '*{event.anchor}'); write the values out")
-            return super().compose_node(parent, index)
-        node = super().compose_node(parent, index)
-        self._complete.add(id(node))
-        return node
-
-
-def _size(node: yaml.Node, memo: dict[int, int]) -> int:
-    """How many values a node stands for once every alias in it is expanded."""
-    if id(node) not in memo:
-        if isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = node.value
-        else:
-            children = []
-        memo[id(node)] = 1 + sum(_size(c, memo) for c in children)
-    return memo[id(node)]
-
-
 def _describe(err: dict, loc: tuple) -> str:
     kind = err["type"]
     msg = re.sub(r"^Value error, ", "", err["msg"])
@@ -373,45 +309,8 @@ def _normalise_keys(value: Any) -> Any:
     return value
 
 
-def _line_index(node: yaml.Node | None) -> dict[tuple, int]:
-    """Map each key path (as pydantic reports it) to its 1-based line in the file, refusing a
-    key given twice in one mapping (YAML keeps the last silently). Runs before the document is
-    constructed, which folds ``<<:`` merges into the mapping."""
-    out: dict[tuple, int] = {}
-
-    def walk(n: yaml.Node, path: tuple, in_env: bool) -> None:
-        out[path] = n.start_mark.line + 1
-        if isinstance(n, yaml.MappingNode):
-            seen: dict[Any, int] = {}
-            for k, v in n.value:
-                line = k.start_mark.line + 1
-                if not isinstance(k, yaml.ScalarNode):
-                    walk(v, path + (None,), False)
-                    continue
-                key = k.value if in_env else _CAMEL.get(k.value, k.value)
-                if (k.tag, key) in seen:
-                    dotted = ".".join(str(p) for p in path + (key,))
-                    raise _Refused(line, f"duplicate key '{dotted}' (first on line "
-                                   f"{seen[k.tag, key]}); YAML would keep only the last")
-                seen[k.tag, key] = line
-                walk(v, path + (key,), key == "env" and not in_env)
-                out[path + (key,)] = line
-        elif isinstance(n, yaml.SequenceNode):
-            for i, item in enumerate(n.value):
-                walk(item, path + (i,), False)
-
-    if node is not None:
-        walk(node, (), False)
-    return out
-
-
 def _line_for(lines: dict[tuple, int], loc: tuple) -> int:
-    if loc and loc[-1] == "[key]":
-        loc = loc[:-1]
-    for cut in range(len(loc), -1, -1):
-        if loc[:cut] in lines:
-            return lines[loc[:cut]]
-    return 1
+    return yamlfile.line_for(lines, loc[:-1] if loc and loc[-1] == "[key]" else loc)
 
 
 def lineup_warnings(cfg: DebateConfig) -> list[str]:
