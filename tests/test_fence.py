@@ -402,3 +402,52 @@ def test_a_missing_binary_is_still_not_installed_under_the_fence(tmp_path, env):
     inv = Invocation(argv=(str(tmp_path / "nope"),))
     cap = transport.run(inv, tmp_path / "ck", 5, tmp_path / "raw", "turn", env)
     assert cap.spawn_error == f"{tmp_path / 'nope'}: No such file or directory"
+
+
+# ---------------------------------------------------------------- --doctor's fence canary
+
+
+@pytest.fixture
+def var_home(monkeypatch):
+    """A HOME outside /tmp, so the canary meets a read-only directory, not a hidden one."""
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("/var/tmp is not writable here")
+    base = Path(tempfile.mkdtemp(prefix="disputatio-fence-test-", dir="/var/tmp"))
+    monkeypatch.setenv("HOME", str(base / "home"))
+    (base / "home").mkdir()
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_fence
+def test_the_doctor_canary_finds_the_fence_holding_around_a_cli(var_home, tmp_path):
+    from disputatio import doctor
+    from disputatio.config import Participant
+
+    (tmp_path / "w").mkdir()
+    p = Participant(adapter="codex", env={"CODEX_HOME": str(var_home / "codex-home")})
+    assert doctor.fence_canary(p, tmp_path / "w", tmp_path / "raw", "c") == doctor.FENCE_HOLDS
+    assert list((var_home / "home").iterdir()) == []
+    assert (var_home / "codex-home").is_dir()  # created, bound, and proven writable
+
+
+@needs_fence
+def test_the_doctor_canary_reports_a_state_dir_that_opens_the_home(var_home, tmp_path):
+    from disputatio import doctor
+    from disputatio.config import Participant
+
+    (tmp_path / "w").mkdir()
+    p = Participant(adapter="codex", env={"CODEX_HOME": str(var_home / "home")})
+    got = doctor.fence_canary(p, tmp_path / "w", tmp_path / "raw", "c")
+    assert got == f"fence broken: a write reached {var_home / 'home'}"
+    assert list((var_home / "home").iterdir()) == []  # and the canary's file is gone again
+
+
+def test_the_doctor_says_which_fence_it_checked(home):
+    r = run_cli("--doctor", "--demo", cwd=home)
+    assert r.returncode == 0, r.stderr
+    if HERE.on:
+        assert f"write fence: {HERE.mechanism})" in r.stderr
+        assert r.stderr.count(" · fence holds\n") == 4
+    else:
+        assert f"no write fence: {HERE.reason})" in r.stderr

@@ -127,7 +127,8 @@ def main_command(
             "--finalize": {"--debate", "--timeout", "--sign"},
             "--resume": {"--debate", "--timeout", "--sign"},
             "--verify": {"--debate", "--allowed-signers"},
-            "--doctor": {"--config", "--demo", "--timeout"}, "--init": {"--force", "--timeout"},
+            "--doctor": {"--config", "--demo", "--timeout", "--fence"},
+            "--init": {"--force", "--timeout"},
         }[actions[0] if actions else None]
         extra = [name for name, on in given.items() if on and name not in allowed]
         if extra:
@@ -150,7 +151,7 @@ def main_command(
             from disputatio import doctor as doc
 
             cfg, _ = config.load(config_path, demo=demo)
-            outcome = doc.doctor(cfg, timeout)
+            outcome = doc.doctor(cfg, timeout, fence)
         elif init:
             from disputatio import doctor as doc
 

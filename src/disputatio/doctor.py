@@ -13,6 +13,7 @@ import signal
 import sys
 import tempfile
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from disputatio import adapters
+from disputatio.adapters import fence as fencing
 from disputatio.adapters import transport
 from disputatio.adapters.base import INTERRUPTED, Invocation, TurnRequest, TurnResult
 from disputatio.config import DebateConfig, Participant, user_config_path
@@ -43,15 +45,21 @@ class Health:
     result: TurnResult
     version: str | None
     seconds: float
+    fence: str | None = None   # the write-fence canary's finding; None: no fence to check
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok and self.fence in (None, FENCE_HOLDS)
 
     def line(self) -> str:
         p = self.participant
-        mark = "✓" if self.result.ok else "✗"
+        mark = "✓" if self.ok else "✗"
         version = self.version or "version unknown"
         head = f"{mark} {p.display} ({p.vendor}, {p.adapter} {version})"
+        fence = f" · {self.fence}" if self.fence else ""
         if self.result.ok:
-            return f"{head}: ok in {self.seconds:.1f}s"
-        return f"{head}: {self.result.failure}: {self.result.message}"
+            return f"{head}: ok in {self.seconds:.1f}s{fence}"
+        return f"{head}: {self.result.failure}: {self.result.message}{fence}"
 
     def drift(self) -> str | None:
         tested = adapters.get(self.participant.adapter).tested_version
@@ -78,7 +86,42 @@ def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
     capture = transport.run(_impatient(adapter.build(request)), work, timeout_s,
                             scratch / "raw", stem, agent_env(os.environ, work),
                             writable=[work], state=adapter.state_dirs)
-    return Health(p, binary, adapter.parse(capture), version, time.monotonic() - start)
+    seconds = time.monotonic() - start
+    return Health(p, binary, adapter.parse(capture), version, seconds,
+                  fence_canary(p, work, scratch / "raw", f"{stem}-fence"))
+
+
+FENCE_HOLDS = "fence holds"
+
+
+def fence_canary(p: Participant, work: Path, raw: Path, stem: str) -> str | None:
+    """Under the very fence this CLI's turns get (its checkout, its state dirs, its env), a
+    shell tries to write into the home directory, outside everything it was granted, and into
+    each state dir, which it needs. The turn above proved the CLI itself runs fenced; this
+    proves the fence around it stops a write, which no answer of the CLI could show."""
+    if not transport.current_fence().on:
+        return None
+    adapter = adapters.get(p.adapter)
+    outside = Path.home() / f".disputatio-fence-canary-{uuid.uuid4().hex[:12]}"
+    env = {**agent_env(os.environ, work), **p.env}
+    states = fencing.state_paths(adapter.state_dirs, env)
+    script = ('touch "$1" 2>/dev/null && echo wrote-outside; shift; for d; do '
+              '[ -d "$d" ] || continue; f="$d/.disputatio-fence-canary-$$"; '
+              'touch "$f" 2>/dev/null && rm -f "$f" || echo "state-denied $d"; done')
+    inv = Invocation(argv=("sh", "-c", script, "sh", str(outside), *map(str, states)),
+                     env=dict(p.env))
+    cap = transport.run(inv, work, 30, raw, stem, agent_env(os.environ, work),
+                        writable=[work], state=adapter.state_dirs)
+    out = cap.read_stdout()
+    if outside.exists() or "wrote-outside" in out:
+        outside.unlink(missing_ok=True)
+        return f"fence broken: a write reached {outside.parent}"
+    if cap.exit_code is None or cap.spawn_error:
+        return f"fence canary did not run: {cap.spawn_error or 'timed out'}"
+    denied = [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("state-")]
+    if denied:
+        return f"fence denies its state dir {denied[0]}"
+    return FENCE_HOLDS
 
 
 def _impatient(invocation: Invocation) -> Invocation:
@@ -120,14 +163,16 @@ def _interruptible():
             signal.signal(s, h)
 
 
-def doctor(cfg: DebateConfig, timeout_minutes: float | None):
-    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
+def doctor(cfg: DebateConfig, timeout_minutes: float | None, fence: str | None = None):
+    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, _use_fence
+
+    _use_fence(fence or cfg.fence)
 
     seats = [*cfg.participants, cfg.judge, cfg.synthesizer]  # a lineup may have no judge
     people = _unique([p for p in seats if p is not None])
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
-    print(f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s)…",
-          file=sys.stderr)
+    print(f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s; "
+          f"{_fence_words()})…", file=sys.stderr)
     healths, stopped = check_all(people, timeout_s)
     for h in healths:
         print(h.line(), file=sys.stderr)
@@ -137,7 +182,7 @@ def doctor(cfg: DebateConfig, timeout_minutes: float | None):
     for h in healths:
         if (d := h.drift()):
             print(f"warning: {d}", file=sys.stderr)
-    bad = sum(not h.result.ok for h in healths)
+    bad = sum(not h.ok for h in healths)
     if bad:
         return Outcome(EXIT_FAILED, None, "unhealthy", f"{bad} of {len(healths)} CLIs failed")
     return Outcome(EXIT_OK, None, "healthy", f"all {len(healths)} CLIs healthy")
@@ -156,8 +201,15 @@ def find_binary(adapter_name: str) -> str | None:
     return None
 
 
+def _fence_words() -> str:
+    f = transport.current_fence()
+    return f"write fence: {f.mechanism}" if f.on else f"no write fence: {f.reason}"
+
+
 def init(force: bool, timeout_minutes: float | None):
-    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
+    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, _use_fence
+
+    _use_fence(None)
 
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
     candidates = []
@@ -173,15 +225,19 @@ def init(force: bool, timeout_minutes: float | None):
         print(h.line(), file=sys.stderr)
     if stopped:
         return Outcome(EXIT_INTERRUPTED, None, "interrupted", "interrupted; nothing was written")
-    working = [h.participant for h in healths if h.result.ok]
+    working = [h.participant for h in healths if h.ok]
     if len(working) < 2:
         return Outcome(EXIT_FAILED, None, "unhealthy",
                        f"found {len(working)} working CLI(s); a debate needs two. "
                        "Log in to the CLIs above (or install them) and run --init again; "
                        "nothing was written")
     path = user_config_path()
+    # a fence proven around every CLI here is required from now on: losing it later (bwrap
+    # removed, user namespaces turned off) then stops a debate instead of weakening it
+    held = transport.current_fence().on and all(h.fence == FENCE_HOLDS for h in healths
+                                                 if h.ok)
     data = {
-        "rounds": 1, "timeout_minutes": 10,
+        "rounds": 1, "timeout_minutes": 10, "fence": "require" if held else "auto",
         "participants": [p.model_dump(exclude_none=True, exclude_defaults=True)
                          for p in working],
         "judge": {**working[0].model_dump(exclude_none=True, exclude_defaults=True),
