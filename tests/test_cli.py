@@ -260,7 +260,8 @@ def test_secrets_reach_the_agent_but_never_the_disk(home):
     r = run_cli("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = one_path(r.stdout).parent
-    assert f"key={secret} url={url}" in next((folder / "raw").glob("*-proposal-env-echo.stdout")).read_text()
+    echoed = next((folder / "raw").glob("*-proposal-env-echo.stdout")).read_text()
+    assert f"key={secret} url={url}" in echoed
     for name in ("events.jsonl", "debate.json"):
         text = (folder / name).read_text()
         assert secret not in text.replace(f"key={secret} url={url}", ""), name

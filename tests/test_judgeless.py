@@ -1,0 +1,38 @@
+"""A lineup without a judge (Disputatio's format) debates alone: proposals and reactions, then
+debate.md on stdout and exit 0; what needs a judge says why it cannot apply."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from conftest import run_cli, sim
+
+
+def _lineup(home):
+    path = home / "alone.yaml"
+    path.write_text(yaml.safe_dump({"rounds": 1, "participants": [sim("a"), sim("b")]}))
+    return path
+
+
+def test_a_debate_without_a_judge_ends_after_the_reactions(home):
+    r = run_cli("q", "--config", str(_lineup(home)), cwd=home)
+    assert r.returncode == 0, r.stderr
+    primary = home / r.stdout.strip()
+    assert primary.name == "debate.md"
+    folder = primary.parent
+    assert not list(folder.glob("respondeo*.md")) and not (folder / "final-report.md").exists()
+    data = json.loads((folder / "debate.json").read_text())
+    assert data["status"] == "debated" and data["judge"] is None and data["verdict"] is None
+    assert [t["phase"] for t in data["turns"]] == ["proposal"] * 2 + ["reaction"] * 2
+    assert "**Judge:** none" in primary.read_text()
+
+    for args, why in ((["--continue", "yes"], "no questions to answer"),
+                      (["--finalize"], "no ruling to draft a report from")):
+        r2 = run_cli(*args, cwd=home)
+        assert r2.returncode == 2, r2.stderr
+        assert why in r2.stderr and r2.stderr.count("\n") == 1
+    r3 = run_cli("--resume", cwd=home)
+    assert r3.returncode == 0 and "nothing to resume" in r3.stderr
+    assert run_cli("--verify", cwd=home).returncode == 0
