@@ -95,3 +95,17 @@ def test_names_and_messages_cannot_drive_the_terminal():
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", live_out.getvalue())  # rich's own CSI codes
     assert "[bold red]x" in shown
     assert "\x1b]" not in live_out.getvalue() and "\x07" not in live_out.getvalue()
+
+
+def test_live_spend_marks_a_lower_bound_when_a_turn_reported_no_tokens():
+    out = io.StringIO()
+    live = progress.LiveProgress(out, clock=FakeClock(), force_terminal=False)
+    live.phase("proposals", ["a", "b"])
+    live.turn_finished(SPEC_A, TurnResult(ok=True, text="x", tokens={"input": 900}), 1.0)
+    live.turn_finished(SPEC_A, TurnResult(ok=True, text="x", tokens={}), 1.0)
+    live.turn_finished(SPEC_B, TurnResult(ok=True, text="x", tokens={"input": 5}), 1.0)
+    live.close()
+    rows = {line.split("│")[1].strip(): line for line in out.getvalue().splitlines()
+            if line.count("│") > 2 and line.split("│")[1].strip() in ("a", "b")}
+    assert "900 tok (+ unknown)" in rows["a"]
+    assert "5 tok" in rows["b"] and "unknown" not in rows["b"]

@@ -77,6 +77,7 @@ class _Row:
     cost: float | None = None
     cost_known: bool = True
     tokens: int = 0
+    tokens_known: bool = True   # False once an answered turn reported no tokens
 
 
 class LiveProgress:
@@ -123,6 +124,8 @@ class LiveProgress:
             else:
                 row.cost = (row.cost or 0.0) + result.cost_usd
             row.tokens += sum(result.tokens.get(k, 0) for k in ("input", "output"))
+            if result.ok and not result.tokens:
+                row.tokens_known = False
 
     def close(self) -> None:
         self._live.stop()
@@ -144,10 +147,13 @@ class LiveProgress:
                 elapsed = row.elapsed + (now - row.started if row.started else 0.0)
                 style = "red" if row.state.startswith("failed") else (
                     "green" if row.state == "done" else "")
-                table.add_row(Text(sanitize(name)), row.phase, str(row.round) if row.round else "—",
-                              Text(row.state, style=style), f"{elapsed:.1f}s",
-                              _spend(row.cost if row.cost_known else None,
-                                     {"input": row.tokens} if row.tokens else {}, "") or "—")
+                spend = _spend(row.cost if row.cost_known else None,
+                               {"input": row.tokens} if row.tokens else {}, "") or "—"
+                if not row.tokens_known:   # a lower bound says so, as the totals do
+                    spend += " (+ unknown)"
+                table.add_row(Text(sanitize(name)), row.phase,
+                              str(row.round) if row.round else "—",
+                              Text(row.state, style=style), f"{elapsed:.1f}s", spend)
         return Group(table)
 
 
