@@ -10,6 +10,9 @@ suite's pass/fail; results and the machine go in docs/benchmarks.md.
 - memory: peak RSS of disputatio while one agent writes 200 MB to stdout.
 - isolation: seconds on the critical path spent creating, resetting and removing checkouts of a
   20,000-file repository (4 participants × 4 turns) ÷ (participants × one ``git worktree add``).
+- fence: per-turn spawn cost of the write fence — the median time ``transport.run`` takes for
+  ``true`` with the fence (bwrap, a private temp dir made and removed, claude's state dirs
+  bound) minus the same without it (target under 50 ms).
 """
 
 from __future__ import annotations
@@ -179,12 +182,53 @@ def isolation(root: Path, n: int = 4) -> dict:
             "ratio": waiting / (n * worktree_s)}
 
 
+def fence_cost(runs: int = 40) -> dict:
+    from disputatio.adapters import fence, transport
+    from disputatio.adapters.base import Invocation
+
+    claude_state = (fence.StateDir("CLAUDE_CONFIG_DIR", ("~/.claude", "~/.claude.json")),)
+    with tempfile.TemporaryDirectory() as tmp:
+        work, home = Path(tmp) / "ck", Path(tmp) / "home"
+        work.mkdir()
+        env = {**os.environ, "HOME": str(home)}
+        inv = Invocation(argv=("true",))
+
+        def median_of(f: fence.Fence) -> float:
+            transport.use_fence(f)
+            times = []
+            for i in range(runs):
+                t = time.perf_counter()
+                cap = transport.run(inv, work, 30, Path(tmp) / "raw", f"t{i}", env,
+                                    state=claude_state)
+                times.append(time.perf_counter() - t)
+                assert cap.exit_code == 0, cap.read_stderr()
+            return statistics.median(times)
+
+        on = fence.available()
+        if not on.on:
+            return {"mechanism": None, "reason": on.reason}
+        median_of(on)  # warm caches (bwrap binary, page cache) before either side is timed
+        off_s, on_s = median_of(fence.OFF), median_of(on)
+        transport.use_fence(None)
+    return {"mechanism": on.mechanism, "off_s": off_s, "on_s": on_s, "cost_s": on_s - off_s}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--latency", type=float, default=5.0, help="simulated agent latency (s)")
     ap.add_argument("--skip-isolation", action="store_true")
+    ap.add_argument("--only-fence", action="store_true", help="measure the write fence only")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    f = fence_cost()
+    if f["mechanism"]:
+        print(f"fence ({f['mechanism']}): a turn's spawn {f['on_s'] * 1000:.1f} ms fenced, "
+              f"{f['off_s'] * 1000:.1f} ms without: {f['cost_s'] * 1000:.1f} ms per turn "
+              "(target < 50 ms)")
+    else:
+        print(f"fence: not measured, none here ({f['reason']})")
+    if args.only_fence:
+        return
     for label, n, rounds, target in (("overhead", 4, 2, 1.05), ("scale", 12, 3, 1.10)):
         o = overhead(n, rounds, args.latency)
         print(f"{label} {n}×(1+{rounds} rounds)+judge+redactio: wall {o['wall_s']:.2f}s / "
