@@ -247,3 +247,17 @@ def test_a_signed_debate_is_not_extended_from_a_forged_head(user):
     assert said[0].endswith("refusing to add to it")
     assert (debate / "events.jsonl").read_bytes() == before
     assert len(signing.signatures(debate)) == 1
+
+
+def test_the_default_key_is_the_one_git_signs_with(user, tmp_path):
+    """With git set up to sign with SSH, --sign uses git's user.signingkey (its .pub form, as
+    git users often write it), not ~/.ssh/id_ed25519."""
+    key = keygen(tmp_path / "git-key" / "signing", "dave@example.com")
+    Path(user.env["GIT_CONFIG_GLOBAL"]).write_text(
+        f"[gpg]\n\tformat = ssh\n[user]\n\tsigningkey = {key}.pub\n")
+    debate = signed_demo(user)
+    assert (debate / "signatures" / "key").read_text().strip() == f"{key}.pub"
+    dave = allowed(tmp_path / "allowed-dave", "dave@example.com", key)
+    r = verify(user, debate, "--allowed-signers", str(dave))
+    assert r.returncode == 0 and r.stderr.strip().endswith("signed by dave@example.com"), r.stderr
+    assert verify(user, debate, "--allowed-signers", str(user.allowed)).returncode == 1
