@@ -227,7 +227,7 @@ def test_a_signature_that_cannot_be_made_fails_the_command(user, tmp_path):
     assert Path(r.stdout.strip()).name == "final-report.md"
     said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
     assert len(said) == 1 and said[0].startswith(f"error: cannot sign the ledger with {key}: ")
-    assert said[0].endswith("(the debate itself is resolved)")
+    assert said[0].endswith("(the debate's own status: resolved)")
     assert not (folder(user) / "signatures").exists()
     assert verify(user, folder(user)).returncode == 0
 

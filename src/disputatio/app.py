@@ -523,8 +523,9 @@ def _signed(outcome: Outcome, led: ledger.Ledger, key: str | None) -> Outcome:
     try:
         signing.sign(led.path.parent, len(led.events), led.last_hash, key)
     except (OSError, signing.SigningError) as exc:
-        return Outcome(EXIT_FAILED, outcome.path, "unsigned", f"{exc} (the debate itself is "
-                       f"{outcome.status.replace('_', ' ') or 'recorded'})")
+        status = outcome.status.replace("_", " ") or "recorded"
+        return Outcome(EXIT_FAILED, outcome.path, "unsigned",
+                       f"{exc} (the debate's own status: {status})")
     return outcome
 
 
