@@ -196,9 +196,9 @@ def env():
         kill_survivors(marker)
 
 
-def sh(tmp_path: Path, script: str, env: dict, **kw):
+def sh(tmp_path: Path, script: str, env: dict, timeout_s: float = 30, **kw):
     inv = Invocation(argv=("sh", "-c", script))
-    return transport.run(inv, tmp_path / "ck", 30, tmp_path / "raw", "turn", env, **kw)
+    return transport.run(inv, tmp_path / "ck", timeout_s, tmp_path / "raw", "turn", env, **kw)
 
 
 @needs_fence
@@ -269,6 +269,24 @@ def test_a_timeout_ends_the_whole_fenced_tree(tmp_path, env, monkeypatch):
     assert {p.name.split("-")[0] for p in tmp_path.iterdir() if "-" in p.name} == \
         {"child", "grandchild"}  # the tree was up, inside the fence, when the timeout hit
     assert gone(env[MARKER_VAR])
+
+
+@needs_fence
+def test_a_fenced_agent_keeps_its_grace_period_on_timeout(tmp_path, env):
+    """SIGTERM goes to the agent, not to bwrap, which would die at once and take the agent
+    with it before its handler could finish."""
+    (tmp_path / "ck").mkdir()
+    cap = sh(tmp_path, "trap 'sleep 0.3; echo bye > termed; exit 0' TERM; "
+                       "while :; do sleep 0.05; done", env, timeout_s=1.0)
+    assert cap.timed_out
+    assert (tmp_path / "ck" / "termed").read_text() == "bye\n"
+
+
+@needs_fence
+def test_a_fenced_agent_killed_by_a_signal_is_reported_as_such(tmp_path, env):
+    (tmp_path / "ck").mkdir()
+    cap = sh(tmp_path, "kill -KILL $$", env)
+    assert (cap.signal, cap.exit_code) == (9, None)
 
 
 @needs_fence

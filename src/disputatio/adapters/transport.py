@@ -40,6 +40,7 @@ _live: dict[int, subprocess.Popen] = {}
 _live_lock = threading.Lock()
 _interrupted = threading.Event()
 _fence: fencing.Fence | None = None  # None: chosen on first use (``fence.default_mode``)
+_fenced: set[int] = set()  # pids of running bwrap processes (see _terminate_group)
 
 
 def use_fence(fence: fencing.Fence | None) -> None:
@@ -139,6 +140,9 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
                 stdin.close()
         with _live_lock:
             _live[proc.pid] = proc
+            fenced = _is_bwrap(argv)
+            if fenced:
+                _fenced.add(proc.pid)
         timed_out = False
         gave_up = None
         try:
@@ -158,8 +162,11 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
             _reap_group(proc.pid)
             with _live_lock:
                 _live.pop(proc.pid, None)
+                _fenced.discard(proc.pid)
     duration = time.monotonic() - start
     code = proc.returncode
+    if fenced and code is not None and 128 < code <= 128 + 64:
+        code = 128 - code  # bwrap reports an agent killed by signal n as exit 128+n
     interrupted = _interrupted.is_set() and not timed_out
     ended_by_us = timed_out or interrupted or gave_up is not None
     return Capture(
@@ -281,13 +288,47 @@ def _die_with_parent() -> None:
 
 def _end_group(proc: subprocess.Popen) -> None:
     """SIGTERM the whole process group, then SIGKILL it after a grace period."""
-    _signal_group(proc.pid, signal.SIGTERM)
+    _terminate_group(proc)
     try:
         proc.wait(timeout=TERM_GRACE_S)
     except subprocess.TimeoutExpired:
         pass
     _signal_group(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+def _terminate_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the group. Under bwrap, everyone in it but bwrap itself: bwrap would die at once
+    and take the agent with it (``--die-with-parent``), robbing it of its grace period; it
+    exits by itself once the agent has."""
+    if proc.pid in _fenced:
+        members = [pid for pid in _group_members(proc.pid) if pid != proc.pid]
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if members:
+            return
+    _signal_group(proc.pid, signal.SIGTERM)
+
+
+def _is_bwrap(argv: list[str]) -> bool:
+    fence = current_fence()
+    return fence.on and fence.mechanism.startswith("bwrap") and argv[:1] == [fence.tool]
+
+
+def _group_members(pgid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()  # after "pid (comm)": state ppid pgrp ...
+        if len(fields) > 2 and fields[2] == str(pgid):
+            found.append(int(entry.name))
+    return found
 
 
 def _reap_group(pgid: int) -> None:
