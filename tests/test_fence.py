@@ -393,6 +393,22 @@ def test_the_macos_profile_denies_writes_except_the_grants():
     assert profile.startswith("(version 1)\n(allow default)\n(deny file-write*)\n")
     assert '(subpath "/Users/u/ck")' in profile and '(subpath "/odd \\"dir\\"")' in profile
     assert profile.count("(allow file-write*") == 1
+    guarded = fence.sbpl_profile([Path("/Users/u")], [Path("/Users/u/repo")])
+    assert guarded.endswith('(deny file-write* (subpath "/Users/u/repo"))\n')
+
+
+def test_wrap_on_macos_grants_the_same_paths(tmp_path):
+    (tmp_path / "ck").mkdir()
+    seatbelt = fence.Fence("sandbox-exec", tool="/usr/bin/sandbox-exec")
+    argv, env = fence.wrap(seatbelt, ["claude", "-p"], cwd=tmp_path / "ck",
+                           env={"TMPDIR": "/var/folders/x", "HOME": str(tmp_path)},
+                           writable=[tmp_path / "ck"], state=[tmp_path / ".claude"],
+                           private_tmp=tmp_path / "priv", protect=[tmp_path / ".claude" / "r"])
+    assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[3:] == ["claude", "-p"]
+    for granted in (tmp_path / ".claude", tmp_path / "ck", tmp_path / "priv"):
+        assert f'(subpath "{os.path.realpath(granted)}")' in argv[2]
+    assert (tmp_path / ".claude").is_dir()  # created before the run, like under bwrap
+    assert env["TMPDIR"] == str(tmp_path / "priv")  # Seatbelt cannot move /tmp
 
 
 def test_modes(monkeypatch):

@@ -143,8 +143,7 @@ def wrap(fence: Fence, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
     if fence.mechanism == "sandbox-exec":
         tmp_vars = [v for v in _TMP_VARS if v in env] + ["TMPDIR"]
         inner = {**env, **dict.fromkeys(tmp_vars, str(private_tmp))}
-        grants = [p for p in [*states, *own, private_tmp] if p not in guard]
-        return sandbox_exec_argv(fence.tool, argv, grants), inner
+        return sandbox_exec_argv(fence.tool, argv, [*states, *own, private_tmp], guard), inner
     path_dirs = env.get("PATH", "").split(os.pathsep)
     exe_dir = os.path.dirname(argv[0]) if argv and "/" in argv[0] else ""
     readable = tmp_reachable([exe_dir, *path_dirs, str(cwd)], Path(os.path.realpath("/tmp")))
@@ -172,7 +171,8 @@ def state_paths(declared: Iterable[StateDir], env: Mapping[str, str]) -> list[Pa
 def prepare(paths: Iterable[Path]) -> list[Path]:
     """Create what does not exist yet (a fresh machine has no ``~/.codex``), so it can be bound.
     A path whose name looks like a file (``.claude.json``) is left alone when absent: an empty
-    file would not be valid state, and its CLI creates it inside its state directory anyway."""
+    file would not be valid state (such a CLI is best given its own config directory, e.g.
+    ``CLAUDE_CONFIG_DIR``, which then holds the file)."""
     ready = []
     for p in paths:
         if not os.path.lexists(p):
@@ -260,18 +260,23 @@ def inner_env(env: Mapping[str, str]) -> dict[str, str]:
 # ---------------------------------------------------------------- macOS: sandbox-exec
 
 
-def sbpl_profile(writable: Sequence[Path]) -> str:
+def sbpl_profile(writable: Sequence[Path], protect: Sequence[Path] = ()) -> str:
     """A Seatbelt profile with the same shape: allow everything, deny every file write except
-    the given subpaths (and /dev/null, /dev/tty-like devices a CLI writes to)."""
-    allowed = "".join(f' (subpath "{_sbpl_quote(os.path.realpath(p))}")' for p in writable)
-    return ("(version 1)\n(allow default)\n(deny file-write*)\n"
-            '(allow file-write* (literal "/dev/null") (literal "/dev/dtracehelper")'
-            f' (regex #"^/dev/tty") (regex #"^/dev/fd/"){allowed})\n')
+    the given subpaths (and /dev/null, /dev/tty-like devices a CLI writes to); ``protect`` is
+    denied again inside them (the last matching rule wins)."""
+    def paths(ps: Sequence[Path]) -> str:
+        return "".join(f' (subpath "{_sbpl_quote(os.path.realpath(p))}")' for p in ps)
+
+    profile = ("(version 1)\n(allow default)\n(deny file-write*)\n"
+               '(allow file-write* (literal "/dev/null") (literal "/dev/dtracehelper")'
+               f' (regex #"^/dev/tty") (regex #"^/dev/fd/"){paths(writable)})\n')
+    return profile + (f"(deny file-write*{paths(protect)})\n" if protect else "")
 
 
 def _sbpl_quote(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def sandbox_exec_argv(tool: str, argv: Sequence[str], writable: Sequence[Path]) -> list[str]:
-    return [tool, "-p", sbpl_profile(writable), *argv]
+def sandbox_exec_argv(tool: str, argv: Sequence[str], writable: Sequence[Path],
+                      protect: Sequence[Path] = ()) -> list[str]:
+    return [tool, "-p", sbpl_profile(writable, protect), *argv]
