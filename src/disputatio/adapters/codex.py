@@ -3,12 +3,13 @@
 Read-only through ``--sandbox read-only``: model-run commands execute in a bubblewrap sandbox
 where writes fail with "Read-only file system". The prompt is read from stdin (``-``).
 
-That sandbox is kept inside disputatio's own write fence, nested (measured with bwrap 0.8): its
-helper aliases live in ``CODEX_HOME``, a state dir the fence leaves writable. It still adds what
-the fence leaves open to a command: the checkout, ``CODEX_HOME`` and the network. Its cost: no
-writable temp dir, so a test suite cannot start under it (pytest: "No usable temporary
-directory"). ``--sandbox workspace-write`` lets one run (measured, nested too) but opens the
-checkout to writes and, without the fence, the real ``/tmp``.
+That sandbox is kept inside disputatio's own write fence, nested (measured with bwrap 0.8, as
+root and as an unprivileged user): its helper aliases live in ``CODEX_HOME``, a state dir the
+fence leaves writable. It still adds what the fence leaves open to a command: the checkout,
+``CODEX_HOME`` and the network. Its cost: no writable temp dir, so a test suite cannot start
+under it (pytest: "No usable temporary directory"). ``--sandbox workspace-write`` lets one run
+(measured, nested too) but opens the checkout to writes and, without the fence, the real
+``/tmp``.
 
 The JSONL stream is noisy on purpose: ``error`` events saying "Reconnecting…" and
 ``item.completed`` items of type ``error`` ("Falling back from WebSockets…") are progress
