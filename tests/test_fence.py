@@ -169,6 +169,39 @@ def test_require_in_the_config_file_is_refused_too(home, tmp_path):
     assert not (home / ".debate").exists()
 
 
+def test_a_bad_fence_in_the_config_is_a_config_error(home):
+    cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
+                                         {"adapter": "simulated", "name": "b"}], fence="always")
+    r = run_cli("Q?", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2 and r.stderr.startswith(f"error: {cfg}:") and "fence" in r.stderr
+    assert len(r.stderr.splitlines()) == 1 and not (home / ".debate").exists()
+
+
+def test_fence_is_refused_where_no_agent_would_run(home):
+    r = run_cli("--verify", "--fence", "off", cwd=home)
+    assert (r.returncode, r.stderr) == (2, "error: --fence cannot be used with --verify\n")
+
+
+def test_continue_chooses_its_own_fence_and_records_it(home, tmp_path):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
+    cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
+                                         {"adapter": "simulated", "name": "b"}], judge,
+                       rounds=0)
+    r = run_cli("Q?", "--config", str(cfg), "-q", "--fence", "off", cwd=home)
+    assert r.returncode == 0, r.stderr
+    events = Path(r.stdout.strip()).parent / "events.jsonl"
+    before = events.read_bytes()
+    r = run_cli("--continue", "yes", "--fence", "require", cwd=home,
+                env={"PATH": _only(tmp_path, "git")})
+    assert r.returncode == 2 and "the write fence is required but unavailable" in r.stderr
+    assert events.read_bytes() == before  # refused before anything was appended
+    r = run_cli("--continue", "yes", "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    given = [e for e in ledger.load(events) if e.type == "answers_given"]
+    assert [e.data.get("fence") for e in given] == [HERE.mechanism if HERE.on else "none"]
+
+
 def test_fence_off_runs_without_and_records_it(home):
     r = run_cli("Q?", "--demo", "--rounds", "0", "-q", "--fence", "off", cwd=home)
     assert (r.returncode, r.stderr) == (0, "")  # the user's choice: recorded, not warned about

@@ -104,7 +104,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
 
 def continue_(answers: str, debate: Path | None, quiet: bool = False,
               base: Path | None = None, timeout_minutes: float | None = None,
-              sign: bool = False) -> Outcome:
+              sign: bool = False, fence: str | None = None) -> Outcome:
     """Give the judge the human's answers; re-rule and, if resolved, draft the report."""
     if not answers.strip():
         raise UsageError("--continue needs the answers to the judge's questions")
@@ -117,7 +117,7 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
         if status == "RESOLVED":
             raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
                              "re-draft the report")
-        fence = _use_fence(None)
+        fence = _use_fence(fence)
         led.append("answers_given", {"answers": answers, **fence.record()})
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               repo_roles="synthesizer", timeout_minutes=timeout_minutes),
@@ -125,7 +125,8 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
 
 
 def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
-             timeout_minutes: float | None = None, sign: bool = False) -> Outcome:
+             timeout_minutes: float | None = None, sign: bool = False,
+             fence: str | None = None) -> Outcome:
     """Re-draft final-report.md from a resolved debate."""
     with _open(debate, base, "--finalize", sign) as (debate_dir, led, key):
         state = DebateState.from_events(led.events)
@@ -136,7 +137,7 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
             raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
                              "--continue \"...\" first" if status else
                              f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
-        fence = _use_fence(None)
+        fence = _use_fence(fence)
         led.append("finalize_requested", fence.record())
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               repo_roles="synthesizer", timeout_minutes=timeout_minutes),
@@ -144,7 +145,8 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
 
 
 def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
-           timeout_minutes: float | None = None, sign: bool = False) -> Outcome:
+           timeout_minutes: float | None = None, sign: bool = False,
+           fence: str | None = None) -> Outcome:
     """Finish a debate that crashed, was interrupted or stopped on a failure: turns with no
     completion re-run, and so do the failed turns the debate stopped on (too few proposals, no
     ruling, no report). A debate that is already done is left as it is."""
@@ -161,7 +163,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
                 return Outcome(EXIT_OK, primary, step.status, "nothing to resume: the debate "
                                f"is {step.status.replace('_', ' ')}")
             retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
-        fence = _use_fence(None)
+        fence = _use_fence(fence)
         led.append("resumed", {"version": __version__, "retry": retry, **fence.record()})
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               timeout_minutes=timeout_minutes), led, key)

@@ -123,9 +123,9 @@ def main_command(
             None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
                    "--max-parallel",
                    "--rounds", "--budget", "--demo", "--timeout", "--sign", "--fence"},
-            "--continue": {"--debate", "--timeout", "--sign"},
-            "--finalize": {"--debate", "--timeout", "--sign"},
-            "--resume": {"--debate", "--timeout", "--sign"},
+            "--continue": {"--debate", "--timeout", "--sign", "--fence"},
+            "--finalize": {"--debate", "--timeout", "--sign", "--fence"},
+            "--resume": {"--debate", "--timeout", "--sign", "--fence"},
             "--verify": {"--debate", "--allowed-signers"},
             "--doctor": {"--config", "--demo", "--timeout", "--fence"},
             "--init": {"--force", "--timeout"},
@@ -142,11 +142,13 @@ def main_command(
             outcome = app.verify(debate, allowed_signers=allowed_signers)
         elif continue_answers is not None:
             outcome = app.continue_(continue_answers, debate, quiet, timeout_minutes=timeout,
-                                    sign=sign)
+                                    sign=sign, fence=fence)
         elif finalize:
-            outcome = app.finalize(debate, quiet, timeout_minutes=timeout, sign=sign)
+            outcome = app.finalize(debate, quiet, timeout_minutes=timeout, sign=sign,
+                                   fence=fence)
         elif resume:
-            outcome = app.resume(debate, quiet, timeout_minutes=timeout, sign=sign)
+            outcome = app.resume(debate, quiet, timeout_minutes=timeout, sign=sign,
+                                 fence=fence)
         elif doctor:
             from disputatio import doctor as doc
 
