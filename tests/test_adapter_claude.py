@@ -84,6 +84,9 @@ ESCAPES = [
     "cargo test --config target.x.runner=touch", "cargo test --target-dir t",
     "cargo test -Z unstable-options", "cargo test --manifest-path ../Cargo.toml",
     "PYTEST_ADDOPTS=--junitxml=/tmp/j pytest", "pytest; touch /tmp/x",
+    # pagers and config overrides, which run any command: not approved at all
+    "git -c core.pager=touch log", "git --paginate log", "GIT_PAGER=touch git log",
+    "git -c diff.external=touch diff",
 ]
 READS = [
     "git diff HEAD", "git diff HEAD~1", "git log --oneline -5", "git log main..HEAD",
