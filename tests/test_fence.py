@@ -152,6 +152,22 @@ def test_without_bwrap_the_debate_runs_unfenced_and_says_so_everywhere(home, tmp
     assert (data["fence"], data["fence_reason"]) == ("none", reason)
 
 
+def test_a_bwrap_that_cannot_make_a_sandbox_is_no_fence_and_says_why(home, tmp_path):
+    """A kernel or policy refusing user namespaces: bwrap is there, the probe fails."""
+    path = _only(tmp_path, "git")
+    fake = Path(path) / "bwrap"
+    fake.write_text("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'bubblewrap 0.8.0'; exit 0; }\n"
+                    "echo 'bwrap: No permissions to create a new namespace' >&2; exit 1\n")
+    fake.chmod(0o755)
+    r = run_cli("Q?", "--demo", "--rounds", "0", "-q", cwd=home, env={"PATH": path})
+    assert r.returncode == 0, r.stderr
+    reason = ("bwrap cannot make a sandbox here: bwrap: No permissions to create a new "
+              "namespace")
+    assert f"warning: no write fence: {reason};" in r.stderr
+    started = ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")[0].data
+    assert (started["fence"], started["fence_reason"]) == ("none", reason)
+
+
 def test_require_without_bwrap_refuses_before_anything_is_made(home, tmp_path):
     r = run_cli("Q?", "--demo", "--fence", "require", cwd=home,
                 env={"PATH": _only(tmp_path, "git")})
