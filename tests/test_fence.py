@@ -373,6 +373,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@needs_fence
+def test_scratch_files_stay_readable_and_writable_inside_the_debate_folder(tmp_path, env):
+    """A prompt placed as a file ({scratch}) lives in the debate's raw/, which is otherwise
+    read-only to the agent."""
+    (tmp_path / "ck").mkdir()
+    inv = Invocation(argv=("sh", "-c", "cat {scratch}/prompt.md && echo more >> "
+                                       "{scratch}/prompt.md && touch {scratch}/../stolen"),
+                     files={"prompt.md": b"the prompt\n"})
+    cap = transport.run(inv, tmp_path / "ck", 30, tmp_path / "debate" / "raw", "turn", env,
+                        protect=[tmp_path / "debate"])
+    assert cap.read_stdout() == "the prompt\n"
+    assert (tmp_path / "debate" / "raw" / "turn.files" / "prompt.md").read_text() == \
+        "the prompt\nmore\n"
+    assert not (tmp_path / "debate" / "raw" / "stolen").exists()  # beside it: not for the agent
+
+
 def test_a_missing_binary_is_still_not_installed_under_the_fence(tmp_path, env):
     (tmp_path / "ck").mkdir()
     inv = Invocation(argv=(str(tmp_path / "nope"),))
