@@ -104,8 +104,9 @@ def run(
             argv, env = fencing.wrap(fence, argv, cwd=cwd, env=env, writable=[*own, scratch],
                                      state=fencing.state_paths(state, env),
                                      private_tmp=private / "tmp", protect=protect)
+        bwrap = private is not None and fence.mechanism.startswith("bwrap")
         return _spawn(invocation, argv, env, cwd, stdin_path, timeout_s, stdout_path,
-                      stderr_path)
+                      stderr_path, bwrap)
     finally:
         if private is not None:
             remove_tree(private)
@@ -123,7 +124,7 @@ def _exec_error(program: str, env: Mapping[str, str]) -> str | None:
 
 def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Path,
            stdin_path: Path | None, timeout_s: float | None, stdout_path: Path,
-           stderr_path: Path) -> Capture:
+           stderr_path: Path, bwrap: bool) -> Capture:
     start = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
@@ -140,8 +141,7 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
                 stdin.close()
         with _live_lock:
             _live[proc.pid] = proc
-            fenced = _is_bwrap(argv)
-            if fenced:
+            if bwrap:
                 _fenced.add(proc.pid)
         timed_out = False
         gave_up = None
@@ -165,7 +165,7 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
                 _fenced.discard(proc.pid)
     duration = time.monotonic() - start
     code = proc.returncode
-    if fenced and code is not None and 128 < code <= 128 + 64:
+    if bwrap and code is not None and 128 < code <= 128 + 64:
         code = 128 - code  # bwrap reports an agent killed by signal n as exit 128+n
     interrupted = _interrupted.is_set() and not timed_out
     ended_by_us = timed_out or interrupted or gave_up is not None
@@ -311,11 +311,6 @@ def _terminate_group(proc: subprocess.Popen) -> None:
         if members:
             return
     _signal_group(proc.pid, signal.SIGTERM)
-
-
-def _is_bwrap(argv: list[str]) -> bool:
-    fence = current_fence()
-    return fence.on and fence.mechanism.startswith("bwrap") and argv[:1] == [fence.tool]
 
 
 def _group_members(pgid: int) -> list[int]:
