@@ -377,3 +377,23 @@ def test_codex_keeps_its_own_sandbox_inside_the_fence(fenced, real_clis, model_s
     assert "a = 1" in read and "Process exited with code 0" in read, info
     assert "Read-only file system" in inside_ and "Read-only file system" in outside, info
     assert not (turn.checkout / "inside").exists() and targets.landed() == [], info
+
+
+def test_claude_refuses_each_listed_escape_and_runs_each_listed_read(real_clis, model_server,
+                                                                      tmp_path, fence):
+    """The real binary against the model of its rule matching that the unit tests use
+    (tests/test_adapter_claude.py): every escape listed there is refused, every read runs."""
+    from test_adapter_claude import ESCAPES, READS
+
+    commands = [*ESCAPES, *READS]
+    calls = tuple(ToolCall("Bash", {"command": c, "description": "x"}) for c in commands)
+    model_server.script(Rule(on_wire("claude"), Steps(calls)))
+    turn = run_turn("claude", real_clis, model_server, tmp_path / "run", fence)
+    assert turn.result.ok, turn.info(model_server)
+    answers = [r.tool_results[-1] for r in model_server.turns[1:]]
+    assert len(answers) == len(commands), turn.info(model_server)
+    said = dict(zip(commands, answers, strict=True))
+    ran = [c for c in ESCAPES if "has been denied" not in said[c]]
+    refused = [c for c in READS if "has been denied" in said[c]]
+    assert (ran, refused) == ([], []), {c: said[c][:200] for c in ran + refused}
+    assert turn.result.evidence["denied"] == len(ESCAPES), turn.result
