@@ -389,6 +389,18 @@ def test_scratch_files_stay_readable_and_writable_inside_the_debate_folder(tmp_p
     assert not (tmp_path / "debate" / "raw" / "stolen").exists()  # beside it: not for the agent
 
 
+@needs_fence
+def test_a_script_named_on_the_command_line_stays_runnable_under_the_private_tmp(tmp_path, env):
+    """A ``command`` participant's script in a temp dir, reached through a symlink."""
+    (tmp_path / "ck").mkdir()
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "s.py").write_text("print('ran')\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    inv = Invocation(argv=(sys.executable, str(tmp_path / "link" / "s.py")))
+    cap = transport.run(inv, tmp_path / "ck", 30, tmp_path / "raw", "turn", env)
+    assert (cap.exit_code, cap.read_stdout()) == (0, "ran\n"), cap.read_stderr()
+
+
 def test_a_missing_binary_is_still_not_installed_under_the_fence(tmp_path, env):
     (tmp_path / "ck").mkdir()
     inv = Invocation(argv=(str(tmp_path / "nope"),))

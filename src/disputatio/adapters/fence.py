@@ -3,8 +3,9 @@ temporary directory and the state directories its CLI needs; the rest of the fil
 read-only. The kernel enforces it (a bubblewrap mount namespace on Linux, a Seatbelt profile on
 macOS), so no CLI flag, allow-list gap or tool escape can widen it.
 
-This module is policy and argv building only: which paths, in which order, with which flags.
-The transport applies it to every process it starts and removes the private directory after.
+This module holds the policy (which paths, in which order, with which flags), builds the command
+line and probes once whether the machine can fence at all. The transport applies it to every
+process it starts and removes the private directory after.
 """
 
 from __future__ import annotations
@@ -145,8 +146,9 @@ def wrap(fence: Fence, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
         inner = {**env, **dict.fromkeys(tmp_vars, str(private_tmp))}
         return sandbox_exec_argv(fence.tool, argv, [*states, *own, private_tmp], guard), inner
     path_dirs = env.get("PATH", "").split(os.pathsep)
-    exe_dir = os.path.dirname(argv[0]) if argv and "/" in argv[0] else ""
-    readable = tmp_reachable([exe_dir, *path_dirs, str(cwd)], Path(os.path.realpath("/tmp")))
+    # the executable, scripts and files named by absolute path (``python3 /tmp/x/fake.py``)
+    named = [os.path.dirname(a) if os.path.isfile(a) else a for a in argv if a.startswith("/")]
+    readable = tmp_reachable([*named, *path_dirs, str(cwd)], Path(INNER_TMP))
     out = bwrap_argv(fence.tool, argv, cwd=cwd, private_tmp=private_tmp, readable=readable,
                      state=states, protect=guard, writable=own)
     return out, inner_env(env)
@@ -228,16 +230,17 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, private_tmp: Path,
     return out
 
 
-def tmp_reachable(paths: Iterable[str | Path], real_tmp: Path) -> list[Path]:
-    """Existing directories under the real /tmp that the agent must still reach read-only once
-    /tmp is its private one: the directory of its executable and PATH entries (test fakes,
-    tools unpacked to a temp dir). Nested ones are covered by their parent."""
+def tmp_reachable(paths: Iterable[str | Path], tmp: Path) -> list[Path]:
+    """Existing directories under /tmp that the agent must still reach read-only once /tmp is
+    its private one: where its executable and the scripts it is given live, PATH entries (test
+    fakes, tools unpacked to a temp dir). Taken as named (bwrap follows a symlink in the
+    source); nested ones are covered by their parent."""
     found: list[Path] = []
     for raw in paths:
         if not raw:
             continue
-        p = Path(os.path.realpath(raw))
-        if (real_tmp in p.parents or p == real_tmp) and p.is_dir() and p != real_tmp:
+        p = Path(os.path.abspath(raw))
+        if tmp in p.parents and p.is_dir():
             found.append(p)
     found.sort(key=lambda p: len(p.parts))
     kept: list[Path] = []
