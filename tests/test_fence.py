@@ -455,3 +455,34 @@ def test_the_doctor_says_which_fence_it_checked(home):
         assert r.stderr.count(" · fence holds\n") == 4
     else:
         assert f"no write fence: {HERE.reason})" in r.stderr
+
+
+def _printing_cli(path: Path, version: str, capture: str) -> None:
+    """A stand-in for a real CLI that writes nothing anywhere: a version, or a real capture."""
+    from test_doctor import CAPTURES
+
+    path.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\n"
+                    f"print({version!r}) if '--version' in sys.argv else "
+                    f"sys.stdout.write(open({str(CAPTURES / capture)!r}).read())\n")
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize("with_bwrap", [True, False], ids=["fence", "no-fence"])
+def test_init_requires_the_fence_once_it_held_around_every_cli(tmp_path, with_bwrap):
+    if with_bwrap and not HERE.on:
+        pytest.skip(f"no write fence here: {HERE.reason}")
+    import yaml
+
+    from test_doctor import config_file, run_init
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("sh", "touch", "rm", *(["bwrap"] if with_bwrap else [])):
+        (bindir / tool).symlink_to(shutil.which(tool))
+    _printing_cli(bindir / "claude", "2.1.197 (Claude Code)", "claude/success.stdout")
+    _printing_cli(bindir / "codex", "codex-cli 0.171.0", "codex/success.stdout")
+    r = run_init(tmp_path, bindir)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count(" · fence holds\n") == (2 if with_bwrap else 0)
+    data = yaml.safe_load(config_file(tmp_path).read_text())
+    assert data["fence"] == ("require" if with_bwrap else "auto")

@@ -105,16 +105,16 @@ def fence_canary(p: Participant, work: Path, raw: Path, stem: str) -> str | None
     outside = Path.home() / f".disputatio-fence-canary-{uuid.uuid4().hex[:12]}"
     env = {**agent_env(os.environ, work), **p.env}
     states = fencing.state_paths(adapter.state_dirs, env)
-    script = ('touch "$1" 2>/dev/null && echo wrote-outside; shift; for d; do '
-              '[ -d "$d" ] || continue; f="$d/.disputatio-fence-canary-$$"; '
+    script = ('touch "$1" 2>/dev/null; shift; for d; do [ -d "$d" ] || continue; '
+              'f="$d/.disputatio-fence-canary-$$"; '
               'touch "$f" 2>/dev/null && rm -f "$f" || echo "state-denied $d"; done')
     inv = Invocation(argv=("sh", "-c", script, "sh", str(outside), *map(str, states)),
                      env=dict(p.env))
     cap = transport.run(inv, work, 30, raw, stem, agent_env(os.environ, work),
                         writable=[work], state=adapter.state_dirs)
     out = cap.read_stdout()
-    if outside.exists() or "wrote-outside" in out:
-        outside.unlink(missing_ok=True)
+    if outside.exists():  # what counts is this side: a home under /tmp is private inside
+        outside.unlink()
         return f"fence broken: a write reached {outside.parent}"
     if cap.exit_code is None or cap.spawn_error:
         return f"fence canary did not run: {cap.spawn_error or 'timed out'}"

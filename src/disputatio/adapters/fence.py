@@ -88,7 +88,8 @@ def default_mode(environ: Mapping[str, str] = os.environ) -> str:
 
 def available() -> Fence:
     """The fence this machine can give, probed once per process and per PATH: the exact flags an
-    agent gets, around ``true``. A refused user namespace or a missing binary shows here."""
+    agent gets, around a harmless command. A refused user namespace or a missing binary shows
+    here."""
     return _probe(sys.platform, shutil.which("bwrap"), shutil.which("sandbox-exec"))
 
 
@@ -98,7 +99,8 @@ def _probe(platform: str, bwrap: str | None, sandbox_exec: str | None) -> Fence:
         if not bwrap:
             return Fence(None, "bwrap (bubblewrap) is not on PATH; install the bubblewrap package")
         probe_tmp = Path(os.path.realpath(os.environ.get("TMPDIR") or "/tmp"))
-        argv = bwrap_argv(bwrap, ["true"], cwd=Path("/"), private_tmp=probe_tmp)
+        # inside, bwrap itself: the one program sure to be there whatever PATH holds
+        argv = bwrap_argv(bwrap, [bwrap, "--version"], cwd=Path("/"), private_tmp=probe_tmp)
         version = _run_quiet([bwrap, "--version"])
         ok, err = _works(argv)
         if not ok:
