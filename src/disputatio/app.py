@@ -72,7 +72,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     if cfg.include_uncommitted and not cfg.repo:
         raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     check_binaries(cfg)
-    fence = _use_fence(cfg.fence)
+    fence = choose_fence(cfg.fence)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg.repo, cfg.include_uncommitted)
     for w in config.lineup_warnings(cfg):
@@ -117,7 +117,7 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
         if status == "RESOLVED":
             raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
                              "re-draft the report")
-        fence = _use_fence(fence)
+        fence = choose_fence(fence)
         led.append("answers_given", {"answers": answers, **fence.record()})
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               repo_roles="synthesizer", timeout_minutes=timeout_minutes),
@@ -137,7 +137,7 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
             raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
                              "--continue \"...\" first" if status else
                              f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
-        fence = _use_fence(fence)
+        fence = choose_fence(fence)
         led.append("finalize_requested", fence.record())
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               repo_roles="synthesizer", timeout_minutes=timeout_minutes),
@@ -163,7 +163,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
                 return Outcome(EXIT_OK, primary, step.status, "nothing to resume: the debate "
                                f"is {step.status.replace('_', ' ')}")
             retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
-        fence = _use_fence(fence)
+        fence = choose_fence(fence)
         led.append("resumed", {"version": __version__, "retry": retry, **fence.record()})
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               timeout_minutes=timeout_minutes), led, key)
@@ -322,7 +322,7 @@ def _interruptible():
 
 # --- helpers ----------------------------------------------------------------------------
 
-def _use_fence(mode: str | None) -> fencing.Fence:
+def choose_fence(mode: str | None) -> fencing.Fence:
     """The write fence for this command's agents (``require`` without one: exit 2 before
     anything is made). Without a fence the debate still runs and the ledger says so; a warning
     too, unless the user turned it off."""

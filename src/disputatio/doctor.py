@@ -164,9 +164,9 @@ def _interruptible():
 
 
 def doctor(cfg: DebateConfig, timeout_minutes: float | None, fence: str | None = None):
-    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, _use_fence
+    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, choose_fence
 
-    _use_fence(fence or cfg.fence)
+    choose_fence(fence or cfg.fence)
 
     seats = [*cfg.participants, cfg.judge, cfg.synthesizer]  # a lineup may have no judge
     people = _unique([p for p in seats if p is not None])
@@ -207,9 +207,9 @@ def _fence_words() -> str:
 
 
 def init(force: bool, timeout_minutes: float | None):
-    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, _use_fence
+    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, choose_fence
 
-    _use_fence(None)
+    choose_fence(None)
 
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
     candidates = []
