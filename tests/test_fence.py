@@ -339,6 +339,16 @@ def test_a_fenced_agent_killed_by_a_signal_is_reported_as_such(tmp_path, env):
 
 
 @needs_fence
+@pytest.mark.parametrize("code", [145, 147, 173, 244, 130])
+def test_a_fenced_cli_exit_code_above_128_stays_an_exit_code(tmp_path, env, code):
+    """gemini exits with the HTTP status mod 256 (401 → 145) and 130 when cancelled: under bwrap
+    such a code must not be read as a death by signal."""
+    (tmp_path / "ck").mkdir()
+    cap = sh(tmp_path, f"exit {code}", env)
+    assert (cap.signal, cap.exit_code) == (None, code)
+
+
+@needs_fence
 def test_a_run_killed_with_9_loses_its_fenced_agent_and_the_sweep_ends_the_rest(tmp_path, env):
     """PR_SET_PDEATHSIG ends bwrap, bwrap's --die-with-parent ends the agent; the grandchild
     that outlives both is found by its DISPUTATIO_OWNER through the user namespace."""

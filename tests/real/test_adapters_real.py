@@ -56,7 +56,10 @@ def turn(name: str, bins: dict, server, tmp_path: Path, git: bool = False,
     adapter = adapters.get(name)
     request = TurnRequest(prompt="Say hello", bin=str(bins[name]), model=model, timeout_s=timeout,
                           extra_args=tuple(extra), env={**env, "TERM": "dumb"})
-    capture = transport.run(adapter.build(request), work, timeout, tmp_path / "raw", "turn")
+    # as the engine runs a turn: under the fence when there is one, writable its checkout and
+    # the state dirs its CLI declares
+    capture = transport.run(adapter.build(request), work, timeout, tmp_path / "raw", "turn",
+                            writable=[work], state=adapter.state_dirs)
     return adapter.parse(capture)
 
 

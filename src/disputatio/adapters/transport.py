@@ -36,6 +36,12 @@ WATCH_LINE_MAX = 64 * 1024
 # killed with -9 can have its orphans found and ended by the next run
 OWNER_VAR = "DISPUTATIO_OWNER"
 
+# bwrap reports an agent killed by signal n as exit 128+n, which a CLI can also exit with on
+# purpose (gemini exits with the HTTP status mod 256: 401 → 145, 403 → 147, 429 → 173; 130 when
+# cancelled). Only the signals that end a process from outside or on a crash are read back as
+# signals: 129-143 except 130, which no 4xx or 5xx status maps to.
+_FATAL_SIGNALS = frozenset({1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+
 _live: dict[int, subprocess.Popen] = {}
 _live_lock = threading.Lock()
 _interrupted = threading.Event()
@@ -165,7 +171,7 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
                 _fenced.discard(proc.pid)
     duration = time.monotonic() - start
     code = proc.returncode
-    if bwrap and code is not None and 128 < code <= 128 + 64:
+    if bwrap and code is not None and code - 128 in _FATAL_SIGNALS:
         code = 128 - code  # bwrap reports an agent killed by signal n as exit 128+n
     interrupted = _interrupted.is_set() and not timed_out
     ended_by_us = timed_out or interrupted or gave_up is not None
