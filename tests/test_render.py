@@ -52,16 +52,17 @@ def test_degraded_label_and_json_totals():
            *turn("proposal/codex", "codex", "proposal"),
            *turn("reaction-1/a", "a", "reaction", 1, evidence={"commands": 0}),
            *turn("reaction-1/codex", "codex", "reaction", 1, ok=False, failure="timeout",
-                 message="no answer within 600 s", duration=600.0),
+                 message="no answer within 600 s", duration=602.4),
            *turn("respondeo-1", "judge", "respondeo", 1, text="STATUS: RESOLVED\nok")]
     arts = render_all(evs, "needs_input")
     md = arts.files["debate.md"]
-    assert "codex timed out in reaction round 1 after 600 s" in md
+    assert "codex timed out in reaction round 1: no answer within 600 s" in md
+    assert "602" not in md.split("## Quaestio")[0]   # the limit, not the limit plus the grace
     import json
 
     data = json.loads(arts.files["debate.json"])
     assert data["degraded"] == [
-        "codex timed out in reaction round 1 after 600 s: no answer within 600 s"]
+        "codex timed out in reaction round 1: no answer within 600 s"]
     assert data["totals"]["turns"] == 5 and data["totals"]["failed"] == 1
     assert data["totals"]["cost_usd"] == 0.1 and data["totals"]["cost_complete"] is False
     assert data["totals"]["turns_with_commands"] == 1

@@ -116,10 +116,10 @@ def degradations(views: list[TurnView]) -> list[str]:
     for v in views:
         if v.ok is False:
             where = v.phase if v.phase != "reaction" else f"reaction round {v.round}"
-            timed = v.failure == "timeout" and v.duration_s
-            after = f" after {v.duration_s:.0f} s" if timed else ""
+            # a timeout's message names the configured limit; the turn's duration adds the
+            # grace it took to end the process, so it is not repeated here
             what = {"timeout": "timed out"}.get(v.failure or "", f"failed ({v.failure})")
-            out.append(f"{v.role} {what} in {where}{after}: {v.message}")
+            out.append(f"{v.role} {what} in {where}: {v.message}")
         elif v.ok is None:
             out.append(f"{v.role} did not finish its {v.phase} turn (interrupted)")
     return out
