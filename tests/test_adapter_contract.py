@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from disputatio import adapters
-from disputatio.adapters import _common, transport
+from disputatio.adapters import kit, transport
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -95,26 +95,26 @@ def test_a_1mb_prompt_arrives_whole(name, tmp_path):
     ("Connection error.", None, API_ERROR),
 ])
 def test_classify(message, status, kind):
-    assert _common.classify(message, status) == kind
+    assert kit.classify(message, status) == kind
 
 
 def test_last_json_object_skips_logs_and_dumps_before_it():
     text = ('Warning: x\n_ApiError: {"a": 1}\n  status: 401\n}\n'
             + json.dumps({"error": {"code": 401}}, indent=2))
-    assert _common.last_json_object(text) == {"error": {"code": 401}}
-    assert _common.last_json_object("no json here\n") is None
+    assert kit.last_json_object(text) == {"error": {"code": 401}}
+    assert kit.last_json_object("no json here\n") is None
     pretty = json.dumps({"response": "x", "warnings": [{"w": 1}]}, indent=2)
-    assert _common.last_json_object(pretty)["response"] == "x"
+    assert kit.last_json_object(pretty)["response"] == "x"
 
 
 def test_dig():
     data = {"a": [{"b": "x"}]}
-    assert _common.dig(data, "a.0.b") == "x"
+    assert kit.dig(data, "a.0.b") == "x"
     with pytest.raises(LookupError, match="no 'c' in dict"):
-        _common.dig(data, "a.0.c")
+        kit.dig(data, "a.0.c")
 
 
 def test_error_line_prefers_the_error_then_the_cause_then_the_end():
-    assert _common.error_line("log\nError: boom\nhelp\n") == "Error: boom"
-    assert _common.error_line("No API key found.\n\nSee docs/x.md\n") == "No API key found."
-    assert _common.error_line("a\n\x1b[31mlast\x1b[0m\n") == "last"
+    assert kit.error_line("log\nError: boom\nhelp\n") == "Error: boom"
+    assert kit.error_line("No API key found.\n\nSee docs/x.md\n") == "No API key found."
+    assert kit.error_line("a\n\x1b[31mlast\x1b[0m\n") == "last"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
 from disputatio.adapters.fence import StateDir
 

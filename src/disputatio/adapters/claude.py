@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import BUDGET, Capture, Invocation, TurnRequest, TurnResult
 from disputatio.adapters.fence import StateDir
 

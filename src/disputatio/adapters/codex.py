@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import API_ERROR, Capture, Invocation, TurnRequest, TurnResult
 from disputatio.adapters.fence import StateDir
 

@@ -21,7 +21,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
 from disputatio.adapters.fence import StateDir
 

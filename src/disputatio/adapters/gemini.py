@@ -18,7 +18,7 @@ HTTP status mod 256 (401 → 145) or a fixed code (41 = auth).
 
 from __future__ import annotations
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
 from disputatio.adapters.fence import StateDir
 

@@ -11,7 +11,7 @@ the last assistant message, which is what we classify on.
 
 from __future__ import annotations
 
-from disputatio.adapters import _common as c
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import Capture, Invocation, TurnRequest, TurnResult
 from disputatio.adapters.fence import StateDir
 
