@@ -261,3 +261,18 @@ def test_the_default_key_is_the_one_git_signs_with(user, tmp_path):
     r = verify(user, debate, "--allowed-signers", str(dave))
     assert r.returncode == 0 and r.stderr.strip().endswith("signed by dave@example.com"), r.stderr
     assert verify(user, debate, "--allowed-signers", str(user.allowed)).returncode == 1
+
+
+@pytest.mark.parametrize("content", ["not a key\n", ""])
+def test_a_key_file_that_is_no_key_is_refused_before_the_debate(user, tmp_path, content):
+    """A file that is no SSH key is found out before any turn runs, not after a whole debate
+    was paid for."""
+    key = tmp_path / "keys" / "broken"
+    key.parent.mkdir()
+    key.write_text(content)
+    cfg = write_config(tmp_path / "d.yaml", [sim("a"), sim("b")], rounds=0, sign=str(key))
+    r = cli(user, "q", "--config", str(cfg), "-q")
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
+    assert len(said) == 1 and said[0].startswith(f"error: cannot sign the ledger: {key} is "), said
+    assert not (user.cwd / ".debate").exists()

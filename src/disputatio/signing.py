@@ -62,7 +62,21 @@ def resolve_key(choice: bool | str | None, debate_dir: Path | None = None) -> st
         if not Path(key).is_file():
             raise SigningError(f"cannot sign the ledger: no SSH key at {key} (create one with "
                                "ssh-keygen -t ed25519, or name one with 'sign: PATH')")
+        _readable_key(key)
     return key
+
+
+def _readable_key(key: str) -> None:
+    """A file that is no key would only fail at the first signature, after the turns ran.
+    ``-l`` reads the public half, which needs no passphrase (it is stored in the clear)."""
+    try:
+        proc = subprocess.run([_ssh_keygen(), "-l", "-f", key], capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SigningError(f"cannot sign the ledger: cannot read {key}: {exc}") from None
+    if proc.returncode != 0:
+        raise SigningError(f"cannot sign the ledger: {key} is not an SSH key "
+                           f"ssh-keygen can read ({_last_line(proc)})")
 
 
 def sign(debate_dir: Path, count: int, head: str, key: str) -> Path:
