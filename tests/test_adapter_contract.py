@@ -8,11 +8,12 @@ import sys
 
 import pytest
 
-from disputatio import adapters
+from disputatio import adapters, config
 from disputatio.adapters import kit, transport
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
+    EMPTY,
     INTERRUPTED,
     KILLED,
     NOT_INSTALLED,
@@ -22,8 +23,10 @@ from disputatio.adapters.base import (
     Capture,
     TurnRequest,
 )
+from disputatio.adapters.fence import StateDir
 
-NAMES = ("claude", "codex", "gemini", "copilot", "pi", "agy", "command")
+# every adapter that runs a CLI of its own (simulated runs disputatio itself, tested by the demo)
+NAMES = tuple(a.name for a in adapters.every() if a.kind != adapters.SIMULATED)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -53,6 +56,112 @@ def test_process_failures_come_first(name, capture, kind, tmp_path):
 def test_env_and_bin_pass_through(name):
     inv = adapters.get(name).build(TurnRequest(prompt="p", bin="/x/cli", env={"K": "v"}))
     assert inv.argv[0] == "/x/cli" and inv.env["K"] == "v"
+
+
+# -- the registry -----------------------------------------------------------------------------
+
+def test_the_registry_lists_each_adapter_once_under_its_own_name():
+    every = adapters.every()
+    assert [a.name for a in every] == list(adapters.names()) == list(config.ADAPTERS)
+    assert len(set(adapters.names())) == len(every) >= 8
+    assert len({id(a) for a in every}) == len(every)  # no module registered twice
+
+
+@pytest.mark.parametrize("name", adapters.names())
+def test_every_registered_adapter_keeps_the_contract(name):
+    a = adapters.get(name)
+    assert a.name == name and isinstance(a.vendor, str) and a.vendor
+    assert a.kind in adapters.KINDS
+    assert isinstance(a.default_bin, str) and (a.default_bin or a.kind == adapters.CUSTOM)
+    assert a.tested_version is None or a.tested_version[0].isdigit()
+    assert isinstance(a.version_args, tuple) and all(isinstance(x, str) for x in a.version_args)
+    # the write fence leaves exactly these writable: each names its variable or a default
+    assert isinstance(a.state_dirs, tuple)
+    assert all(isinstance(d, StateDir) and (d.var or d.defaults) for d in a.state_dirs)
+    assert all(callable(getattr(a, m, None)) for m in ("build", "parse", "collect",
+                                                       "read_version"))
+    assert a.package is None or (a.kind == adapters.AGENT and a.tested_version)
+
+
+def test_agent_clis_declare_where_they_keep_their_login():
+    """An agent CLI with no state dir would be fenced out of its own login."""
+    for a in adapters.agents():
+        assert a.state_dirs, a.name
+
+
+def test_the_clis_proven_here_are_the_ones_installable_for_the_real_tier():
+    proven = adapters.agents(tested=True)
+    assert [a.name for a in proven] == ["claude", "codex", "gemini", "copilot", "pi"]
+    assert all(a.package for a in proven)
+    assert "agy" in [a.name for a in adapters.agents()]  # an agent, but never run here
+
+
+def test_config_refuses_an_unregistered_adapter_and_suggests_a_registered_one():
+    with pytest.raises(ValueError, match="unknown adapter 'simulatd' \\(did you mean "
+                                         "'simulated'\\?\\); known: claude, codex, "):
+        config.Participant(adapter="simulatd")
+    assert config.Participant(adapter="agy").vendor == adapters.get("agy").vendor == "Google"
+
+
+def test_vendor_warnings_group_agent_clis_only():
+    def lineup(*names, judge):
+        return config.DebateConfig(
+            participants=[{"adapter": n, "name": f"p{i}", "argv": ["x"]} for i, n in
+                          enumerate(names)],
+            judge={"adapter": judge, "name": "judge", "model": "j", "argv": ["y"]})
+    # gemini and agy: one vendor, from the registry
+    warned = config.lineup_warnings(lineup("gemini", "agy", judge="codex"))
+    assert warned == ["participants p0, p1 share a vendor (Google); their positions may converge"]
+    # neither any CLI from config nor the simulation has a vendor to share
+    assert config.lineup_warnings(lineup("command", "command", "simulated", "simulated",
+                                         judge="command")) == []
+    assert config.lineup_warnings(lineup("claude", "codex", judge="claude")) == [
+        "the judge shares a vendor (Anthropic) with p0"]
+
+
+def test_a_simple_adapter_is_a_handful_of_assignments(tmp_path):
+    class Echo(kit.BasicAdapter):
+        name = "echo"
+        vendor = "Echo Inc."
+        args = ("--print",)
+        effort_flag = "--effort"
+
+    echo = Echo()
+    assert echo.default_bin == "echo" and echo.kind == adapters.AGENT
+    inv = echo.build(TurnRequest(prompt="p", bin="/b/echo", model="m", effort="hi",
+                                 max_budget_usd=2.0, extra_args=("-x",), env={"K": "v"}))
+    assert inv.argv == ("/b/echo", "--print", "--model", "m", "--effort", "hi", "-x")
+    assert inv.stdin == b"p" and inv.env == {"K": "v"} and inv.files == {} and not inv.give_up
+    (tmp_path / "o").write_text("\x1b[1manswer\x1b[0m\n")
+    (tmp_path / "e").write_text("")
+    ok = echo.parse(Capture(tmp_path / "o", tmp_path / "e", exit_code=0))
+    assert ok.ok and ok.text == "answer"
+    (tmp_path / "e").write_text("Error: 401 Unauthorized\n")
+    failed = echo.parse(Capture(tmp_path / "o", tmp_path / "e", exit_code=1))
+    assert (failed.failure, failed.message) == (AUTH, "Error: 401 Unauthorized")
+    (tmp_path / "o").write_text("  \n")
+    assert echo.parse(Capture(tmp_path / "o", tmp_path / "e", exit_code=0)).failure == EMPTY
+    assert echo.collect(Capture(tmp_path / "o", tmp_path / "e"), {}) == {}
+    assert echo.read_version("echo version 1.2.3-beta.1 (build 7)\n") == "1.2.3-beta.1"
+
+
+def test_the_kit_passes_only_the_flags_a_cli_has():
+    class Plain(kit.BasicAdapter):
+        name = "plain"
+        vendor = "x"
+        model_flag = None
+
+    inv = Plain().build(TurnRequest(prompt="p", bin="plain", model="m", effort="e",
+                                    max_budget_usd=1.0))
+    assert inv.argv == ("plain",)
+
+
+def test_result_line_is_the_last_result_object(tmp_path):
+    (tmp_path / "o").write_text('{"type":"result","n":1}\nlog\n{"type":"x"}\n'
+                                '{"type":"result","n":2}\n{"type":"y"}\n')
+    cap = Capture(tmp_path / "o", tmp_path / "e")
+    assert kit.result_line(cap) == {"type": "result", "n": 2}
+    assert kit.result_line(cap, "x") == {"type": "x"} and kit.result_line(cap, "z") is None
 
 
 # A stand-in CLI: hashes the prompt wherever the adapter put it (stdin, or a file named in argv).

@@ -22,13 +22,9 @@ from pydantic import (
     model_validator,
 )
 
-from disputatio import yamlfile
+from disputatio import adapters, yamlfile
 
-ADAPTERS = ("claude", "codex", "gemini", "copilot", "pi", "agy", "command", "simulated")
-VENDORS = {
-    "claude": "Anthropic", "codex": "OpenAI", "gemini": "Google", "copilot": "GitHub",
-    "pi": "pi", "agy": "Google", "command": "custom", "simulated": "simulated",
-}
+ADAPTERS = adapters.names()  # the registry's; an adapter's facts come from adapters.get
 _CAMEL = {"timeoutMinutes": "timeout_minutes", "maxBudgetUsd": "max_budget_usd",
           "extraArgs": "extra_args", "answerPath": "answer_path",
           "includeUncommitted": "include_uncommitted", "maxParallel": "max_parallel"}
@@ -114,7 +110,12 @@ class Participant(BaseModel):
 
     @property
     def vendor(self) -> str:
-        return VENDORS[self.adapter]
+        return adapters.get(self.adapter).vendor
+
+    @property
+    def kind(self) -> str:
+        """The adapter's kind (``adapters.KINDS``): whether a vendor and a model stand behind it."""
+        return adapters.get(self.adapter).kind
 
     def options(self) -> dict[str, Any]:
         return {k: v for k, v in (("argv", self.argv), ("output", self.output),
@@ -317,7 +318,7 @@ def lineup_warnings(cfg: DebateConfig) -> list[str]:
     """Lineups that weaken a debate: shared vendors agree too easily, a judge who debated
     grades its own work. Warnings, not errors: the user may have reasons."""
     out = []
-    real = [p for p in cfg.participants if p.adapter not in ("simulated", "command")]
+    real = [p for p in cfg.participants if p.kind == adapters.AGENT]   # vendors known
     by_vendor: dict[str, list[str]] = {}
     for p in real:
         by_vendor.setdefault(p.vendor, []).append(p.display)
@@ -331,11 +332,11 @@ def lineup_warnings(cfg: DebateConfig) -> list[str]:
     same = [p.display for p in cfg.participants
             if (p.adapter, p.model, p.bin, p.argv) == (judge.adapter, judge.model, judge.bin,
                                                         judge.argv)
-            and p.adapter != "simulated"]
+            and p.kind != adapters.SIMULATED]   # no model, no bias
     if same:
         out.append(f"the judge is the same CLI and model as debater {same[0]}; "
                    "it will rule on its own arguments")
-    elif judge.adapter not in ("simulated", "command") and judge.vendor in by_vendor:
+    elif judge.kind == adapters.AGENT and judge.vendor in by_vendor:
         out.append(f"the judge shares a vendor ({judge.vendor}) with "
                    f"{', '.join(by_vendor[judge.vendor])}")
     return out

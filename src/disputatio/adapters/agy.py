@@ -31,12 +31,10 @@ _AUTH = re.compile(
 )
 
 
-class Agy:
+class Agy(c.BasicAdapter):
     name = "agy"
     vendor = "Google"
-    default_bin = "agy"
-    tested_version = None  # never run here
-    version_args = ("--version",)
+    tested_version = None  # never run here; agy is not on npm (no ``package``)
     state_dirs = (StateDir(None, ("~/.gemini",)),)  # reported, not verified
 
     def build(self, request: TurnRequest) -> Invocation:

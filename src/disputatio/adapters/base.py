@@ -153,7 +153,8 @@ class TurnResult:
 
 
 class Adapter(Protocol):
-    """One agent CLI. Implementations are modules-level singletons in ``adapters/<name>.py``.
+    """One agent CLI. Implementations are module-level singletons in ``adapters/<name>.py``,
+    listed in the registry (``adapters/__init__.py``); ``kit.BasicAdapter`` gives defaults.
 
     Optionally ``collect(capture, env) -> dict[str, Path]``: after the process ended, copy what
     the CLI wrote outside stdout/stderr (``env`` is the environment it ran with, so the hook can
@@ -163,7 +164,9 @@ class Adapter(Protocol):
 
     name: str          # config key, e.g. "claude"
     vendor: str        # e.g. "Anthropic"; used to warn when debaters share a vendor
+    kind: str          # AGENT, CUSTOM (any CLI from config) or SIMULATED: adapters.KINDS
     default_bin: str   # executable looked up on PATH when the config gives no ``bin``
+    package: str | None  # the npm package of the pinned CLI the real test tier installs
     tested_version: str | None  # the version the parser was proven against
     version_args: tuple[str, ...]  # e.g. ("--version",); empty: nothing to probe
     # where the CLI must write to stay logged in and work; the write fence (fence.py) leaves
@@ -173,6 +176,8 @@ class Adapter(Protocol):
     def build(self, request: TurnRequest) -> Invocation: ...
 
     def parse(self, capture: Capture) -> TurnResult: ...
+
+    def read_version(self, output: str) -> str | None: ...
 
 
 def collect(adapter, capture: Capture, env: Mapping[str, str]) -> Capture:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 from disputatio.adapters import kit as c
-from disputatio.adapters.base import BUDGET, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.base import BUDGET, Capture, TurnResult
 from disputatio.adapters.fence import StateDir
 
 BUILTIN_TOOLS = "Read,Grep,Glob,Bash"
@@ -64,45 +64,36 @@ DENIED_TOOLS = ",".join(
 NO_MCP = json.dumps({"mcpServers": {}}, separators=(",", ":"))
 
 
-class Claude:
+class Claude(c.BasicAdapter):
     name = "claude"
     vendor = "Anthropic"
-    default_bin = "claude"
+    package = "@anthropic-ai/claude-code"
     tested_version = "2.1.197"
-    version_args = ("--version",)
     # its login, settings and session files (CLAUDE_CONFIG_DIR holds .claude.json when set)
     state_dirs = (StateDir("CLAUDE_CONFIG_DIR", ("~/.claude", "~/.claude.json")),)
-
-    def build(self, request: TurnRequest) -> Invocation:
-        # Each variadic option (--tools, --allowedTools, --disallowedTools, --mcp-config) is
-        # followed by another option so none can swallow a later argument. Prompt on stdin.
-        argv = [
-            request.bin, "-p",
-            "--tools", BUILTIN_TOOLS,
-            "--allowedTools", ALLOWED_TOOLS,
-            "--disallowedTools", DENIED_TOOLS,
-            "--mcp-config", NO_MCP,
-            "--strict-mcp-config",
-            "--permission-mode", "dontAsk",
-            "--setting-sources", "user",
-            # sessions are keyed by cwd and the checkout is thrown away: nothing to resume
-            "--no-session-persistence",
-            "--output-format", "json",
-            *c.flag("--model", request.model),
-            *c.flag("--effort", request.effort),
-            *c.flag("--max-budget-usd", request.max_budget_usd),
-            *request.extra_args,
-        ]
-        return c.invocation(request, argv)
+    # Each variadic option (--tools, --allowedTools, --disallowedTools, --mcp-config) is followed
+    # by another option so none can swallow a later argument. Prompt on stdin.
+    args = (
+        "-p",
+        "--tools", BUILTIN_TOOLS,
+        "--allowedTools", ALLOWED_TOOLS,
+        "--disallowedTools", DENIED_TOOLS,
+        "--mcp-config", NO_MCP,
+        "--strict-mcp-config",
+        "--permission-mode", "dontAsk",
+        "--setting-sources", "user",
+        # sessions are keyed by cwd and the checkout is thrown away: nothing to resume
+        "--no-session-persistence",
+        "--output-format", "json",
+    )
+    effort_flag = "--effort"
+    budget_flag = "--max-budget-usd"
 
     def parse(self, capture: Capture) -> TurnResult:
         failed = c.preflight(capture)
         if failed:
             return failed
-        result = None
-        for obj in capture.stdout_json_lines():
-            if obj.get("type") == "result":
-                result = obj
+        result = c.result_line(capture)
         if result is None:
             return c.exit_failure(capture, "claude", "a JSON result object on stdout")
         if not isinstance(result.get("is_error"), bool):

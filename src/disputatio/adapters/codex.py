@@ -49,12 +49,11 @@ NO_NETWORK = GiveUp(
 )
 
 
-class Codex:
+class Codex(c.BasicAdapter):
     name = "codex"
     vendor = "OpenAI"
-    default_bin = "codex"
+    package = "@openai/codex"
     tested_version = "0.171.0"
-    version_args = ("--version",)
     # auth.json, sessions, sqlite state, and the helper aliases its own bwrap sandbox needs
     state_dirs = (StateDir("CODEX_HOME", ("~/.codex",)),)
 

@@ -23,9 +23,10 @@ from disputatio.adapters.fence import StateDir
 PROMPT_FILE = "prompt.md"
 
 
-class Command:
+class Command(c.BasicAdapter):
     name = "command"
     vendor = "custom"
+    kind = c.CUSTOM
     default_bin = ""  # argv[0] of the configured command line
     tested_version = None
     version_args: tuple[str, ...] = ()  # a generic CLI may not answer --version

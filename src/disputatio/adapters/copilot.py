@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from disputatio.adapters import kit as c
-from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.base import AUTH, Capture, TurnResult
 from disputatio.adapters.fence import StateDir
 
 READ_ONLY_TOOLS = "view,rg,grep,glob"
@@ -34,31 +34,24 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _UNKNOWN_TOOL = re.compile(r"^Tool '[^']*' does not exist")
 
 
-class Copilot:
+class Copilot(c.BasicAdapter):
     name = "copilot"
     vendor = "GitHub"
-    default_bin = "copilot"
+    package = "@github/copilot"
     tested_version = "1.0.102"
-    version_args = ("--version",)
     # its home (session-state, session-store.db) and the 235 MB package it unpacks once
     state_dirs = (StateDir("COPILOT_HOME", ("~/.copilot",)),
                   StateDir("XDG_CACHE_HOME", ("~/.cache/copilot",), subdir="copilot"))
-
-    def build(self, request: TurnRequest) -> Invocation:
-        argv = [
-            request.bin,
-            "--output-format", "json",
-            f"--available-tools={READ_ONLY_TOOLS}",
-            "--allow-all-tools",  # safe only because of the allowlist above
-            "--disable-builtin-mcps",
-            "--no-custom-instructions",
-            "--no-ask-user",
-            "--no-auto-update",
-            *c.flag("--model", request.model),
-            *c.flag("--reasoning-effort", request.effort),
-            *request.extra_args,
-        ]
-        return c.invocation(request, argv)
+    args = (
+        "--output-format", "json",
+        f"--available-tools={READ_ONLY_TOOLS}",
+        "--allow-all-tools",  # safe only because of the allowlist above
+        "--disable-builtin-mcps",
+        "--no-custom-instructions",
+        "--no-ask-user",
+        "--no-auto-update",
+    )
+    effort_flag = "--reasoning-effort"
 
     def collect(self, capture: Capture, env: Mapping[str, str]) -> dict[str, Path]:
         """Copy the session's events file (usage per request) beside the raw output."""

@@ -18,8 +18,10 @@ HTTP status mod 256 (401 → 145) or a fixed code (41 = auth).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from disputatio.adapters import kit as c
-from disputatio.adapters.base import AUTH, Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.base import AUTH, Capture, TurnResult
 from disputatio.adapters.fence import StateDir
 
 # fixed exit codes meaning "your credentials": 41 FatalAuthenticationError, 401/403 mod 256
@@ -35,28 +37,25 @@ denyMessage = "Read-only turn: answer in text; no file writes, commands or leavi
 """
 
 
-class Gemini:
+class Gemini(c.BasicAdapter):
     name = "gemini"
     vendor = "Google"
-    default_bin = "gemini"
+    package = "@google/gemini-cli"
     tested_version = "0.61.0"
-    version_args = ("--version",)
     # GEMINI_CLI_HOME is a home that holds .gemini/ (settings, chats, logs)
     state_dirs = (StateDir("GEMINI_CLI_HOME", ("~/.gemini",), subdir=".gemini"),)
-
-    def build(self, request: TurnRequest) -> Invocation:
-        # No effort flag exists in 0.61 (thinking is a settings-file matter): effort is ignored.
-        argv = [
-            request.bin, "-p", "",
-            "-o", "json",
-            "--approval-mode", "plan",
-            "--admin-policy", f"{{scratch}}/{POLICY_FILE}",
-            *c.flag("-m", request.model),
-            *request.extra_args,
-        ]
-        # an untrusted checkout would exit 55 before the first request
-        return c.invocation(request, argv, env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
-                            files={POLICY_FILE: ADMIN_POLICY.encode()})
+    args = (
+        "-p", "",
+        "-o", "json",
+        "--approval-mode", "plan",
+        "--admin-policy", f"{{scratch}}/{POLICY_FILE}",
+    )
+    model_flag = "-m"
+    # No effort flag exists in 0.61 (thinking is a settings-file matter): effort is ignored.
+    effort_flag = None
+    # an untrusted checkout would exit 55 before the first request
+    env = MappingProxyType({"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    files = MappingProxyType({POLICY_FILE: ADMIN_POLICY.encode()})
 
     def parse(self, capture: Capture) -> TurnResult:
         failed = c.preflight(capture)

@@ -1,5 +1,10 @@
-"""What the CLI adapters share, written once: argv pieces, the usual Invocation, failure
-classification and JSON digging. Each ``adapters/<cli>.py`` keeps only what is its own.
+"""The adapter kit: what agent CLIs share, written once and public, so an adapter module keeps
+only what is truly its own CLI's.
+
+``BasicAdapter`` carries a default for every part of the contract (``base.Adapter``): the usual
+invocation built from declared flags, a plain-text ``parse``, no ``collect``, a ``--version``
+probe. A CLI that fits is a handful of assignments; one that does not overrides a method and
+still uses the helpers below (argv pieces, failure classification, JSON digging).
 
 Token counts are normalised here by convention (see docs/adapters.md): ``input`` is every input
 token the model processed, cached or not; ``cached`` is the part of it served from a cache;
@@ -8,11 +13,15 @@ token the model processed, cached or not; ``cached`` is the part of it served fr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
+from disputatio.adapters import AGENT, CUSTOM, KINDS, SIMULATED  # noqa: F401 (the kit's too)
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -20,6 +29,7 @@ from disputatio.adapters.base import (
     RATE_LIMIT,
     UNPARSEABLE,
     Capture,
+    GiveUp,
     Invocation,
     TurnRequest,
     TurnResult,
@@ -27,6 +37,7 @@ from disputatio.adapters.base import (
     process_failure,
     signal_failure,
 )
+from disputatio.adapters.fence import StateDir
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Words the CLIs use when credentials are missing or refused (401/403 are matched separately).
@@ -39,11 +50,13 @@ _RATE_WORDS = re.compile(
     r"rate.?limit|too many requests|quota|resource.?exhausted", re.IGNORECASE
 )
 _STATUS = re.compile(r"\b(401|403|429)\b")
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]*\w)?")
 
 
-def flag(name: str, value: object | None) -> list[str]:
-    """``[name, value]``, or nothing when the value was not given."""
-    return [] if value is None or value == "" else [name, str(value)]
+def flag(name: str | None, value: object | None) -> list[str]:
+    """``[name, value]``, or nothing when the value was not given (or the CLI has no such
+    flag: ``name`` None)."""
+    return [] if name is None or value is None or value == "" else [name, str(value)]
 
 
 def invocation(
@@ -169,3 +182,84 @@ def count(value: Any) -> int | None:
 def reported(**counts: int | None) -> dict[str, int]:
     """Only the counts the CLI reported (a missing one stays absent, never 0)."""
     return {k: v for k, v in counts.items() if v is not None}
+
+
+def result_line(capture: Capture, kind: str = "result") -> dict | None:
+    """The last stdout JSON line whose ``type`` is ``kind``: the one-object summary many CLIs
+    print at the end of a JSON-lines stream."""
+    found = None
+    for obj in capture.stdout_json_lines():
+        if obj.get("type") == kind:
+            found = obj
+    return found
+
+
+def version_of(output: str) -> str | None:
+    """The first version-looking token of a ``--version`` output (``2.1.197``, ``0.1.0-rc.2``)."""
+    m = _VERSION.search(output)
+    return m.group(0) if m else None
+
+
+class BasicAdapter:
+    """Defaults for every part of the adapter contract; subclass, declare, override what differs.
+
+    Declared facts (the registry and everything derived from it read these): ``name`` (the
+    config's ``adapter:``), ``vendor``, ``kind``, ``default_bin`` (default: the name),
+    ``package`` (what installs the pinned CLI for the real test tier), ``tested_version``,
+    ``version_args``, ``state_dirs`` (what the write fence must leave writable).
+
+    The default ``build``: ``<bin> <args> [model_flag model] [effort_flag effort]
+    [budget_flag budget] <extra_args>``, prompt on stdin, ``env`` under the user's and ``files``
+    placed in the scratch dir, ``give_up`` attached. A flag declared None is never passed (its
+    setting is ignored). The default ``parse``: stdout is the answer, as plain text.
+    """
+
+    name: str
+    vendor: str
+    kind: str = AGENT
+    default_bin: str
+    package: str | None = None
+    tested_version: str | None = None
+    version_args: tuple[str, ...] = ("--version",)
+    state_dirs: tuple[StateDir, ...] = ()
+
+    args: tuple[str, ...] = ()
+    model_flag: str | None = "--model"
+    effort_flag: str | None = None
+    budget_flag: str | None = None
+    env: Mapping[str, str] = MappingProxyType({})
+    files: Mapping[str, bytes] = MappingProxyType({})
+    give_up: GiveUp | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__ and "default_bin" not in cls.__dict__:
+            cls.default_bin = cls.name
+
+    def build(self, request: TurnRequest) -> Invocation:
+        argv = [
+            request.bin, *self.args,
+            *flag(self.model_flag, request.model),
+            *flag(self.effort_flag, request.effort),
+            *flag(self.budget_flag, request.max_budget_usd),
+            *request.extra_args,
+        ]
+        built = invocation(request, argv, env=dict(self.env), files=dict(self.files))
+        return dataclasses.replace(built, give_up=self.give_up) if self.give_up else built
+
+    def parse(self, capture: Capture) -> TurnResult:
+        failed = preflight(capture)
+        if failed:
+            return failed
+        if capture.exit_code:
+            said = error_line(capture.read_stderr()) or error_line(capture.read_stdout())
+            return failure(said or f"{self.name} exited with {capture.exit_code}")
+        return answer(clean(capture.read_stdout()), self.name)
+
+    def collect(self, capture: Capture, env: Mapping[str, str]) -> dict[str, Path]:
+        """Nothing outside stdout and stderr to gather."""
+        return {}
+
+    def read_version(self, output: str) -> str | None:
+        """The version in what ``<bin> <version_args>`` printed."""
+        return version_of(output)

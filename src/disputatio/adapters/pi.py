@@ -12,34 +12,28 @@ the last assistant message, which is what we classify on.
 from __future__ import annotations
 
 from disputatio.adapters import kit as c
-from disputatio.adapters.base import Capture, Invocation, TurnRequest, TurnResult
+from disputatio.adapters.base import Capture, TurnResult
 from disputatio.adapters.fence import StateDir
 
 READ_ONLY_TOOLS = "read,grep,find,ls"
 FAILED_STOPS = {"error", "aborted"}
 
 
-class Pi:
+class Pi(c.BasicAdapter):
     name = "pi"
     vendor = "pi"  # the model's vendor depends on --model; config knows no better
-    default_bin = "pi"
+    package = "@mariozechner/pi-coding-agent"
     tested_version = "0.73.1"
-    version_args = ("--version",)
     state_dirs = (StateDir("PI_CODING_AGENT_DIR", ("~/.pi",)),
                   StateDir("PI_CODING_AGENT_SESSION_DIR"))
-
-    def build(self, request: TurnRequest) -> Invocation:
-        argv = [
-            request.bin, "-p",
-            "--mode", "json",
-            "--no-session",
-            "--tools", READ_ONLY_TOOLS,
-            "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-context-files",
-            *c.flag("--model", request.model),
-            *c.flag("--thinking", request.effort),
-            *request.extra_args,
-        ]
-        return c.invocation(request, argv)
+    args = (
+        "-p",
+        "--mode", "json",
+        "--no-session",
+        "--tools", READ_ONLY_TOOLS,
+        "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-context-files",
+    )
+    effort_flag = "--thinking"
 
     def parse(self, capture: Capture) -> TurnResult:
         failed = c.preflight(capture)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from disputatio import __version__
+from disputatio.adapters import kit as c
 from disputatio.adapters.base import (
     API_ERROR,
     EMPTY,
@@ -14,36 +15,31 @@ from disputatio.adapters.base import (
     Invocation,
     TurnRequest,
     TurnResult,
-    process_failure,
-    signal_failure,
 )
-from disputatio.adapters.fence import StateDir
 
 
-class Simulated:
+class Simulated(c.BasicAdapter):
     name = "simulated"
     vendor = "simulated"
+    kind = c.SIMULATED
     default_bin = sys.executable
     tested_version = __version__
-    version_args: tuple[str, ...] = ()  # nothing to probe: it is part of disputatio
-    state_dirs: tuple[StateDir, ...] = ()
+    version_args = ()  # nothing to probe: it is part of disputatio
 
     def build(self, request: TurnRequest) -> Invocation:
+        # the persona rides where a real CLI's model would
         persona = request.model or "participant"
         argv = (request.bin, "-m", "disputatio.simulated", persona, *request.extra_args)
-        return Invocation(argv=argv, env=dict(request.env), stdin=request.prompt.encode())
+        return c.invocation(request, argv)
 
     def parse(self, capture: Capture) -> TurnResult:
-        failed = process_failure(capture) or signal_failure(capture)
+        failed = c.preflight(capture)
         if failed:
             return failed
         if capture.exit_code:
             err = capture.read_stderr().strip().splitlines()
             return TurnResult.failed(API_ERROR, err[-1] if err else f"exit {capture.exit_code}")
-        result = None
-        for obj in capture.stdout_json_lines():
-            if obj.get("type") == "result":
-                result = obj
+        result = c.result_line(capture)
         if result is None:
             return TurnResult.failed(UNPARSEABLE, "no result line on stdout")
         text = str(result.get("text", ""))
