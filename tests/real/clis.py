@@ -25,13 +25,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-PINNED: dict[str, str] = {
-    "claude": "@anthropic-ai/claude-code@2.1.197",
-    "codex": "@openai/codex@0.171.0",
-    "gemini": "@google/gemini-cli@0.61.0",
-    "copilot": "@github/copilot@1.0.102",
-    "pi": "@mariozechner/pi-coding-agent@0.73.1",
-}
+from disputatio import adapters
+
+# each CLI at the version its adapter was proven against, as the adapter registry declares it
+PINNED: dict[str, str] = {a.name: f"{a.package}@{a.tested_version}"
+                          for a in adapters.agents(tested=True)}
 NAMES: tuple[str, ...] = tuple(PINNED)
 
 # A fake key every CLI accepts syntactically; the stub never checks it.

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from disputatio import adapters
 from disputatio.config import DebateConfig
 
 from .clis import (
@@ -35,8 +36,6 @@ from .model_server import Rule, Text
 pytestmark = pytest.mark.real
 
 RUN_TIMEOUT_S = 300
-VENDORS = {"claude": "Anthropic", "codex": "OpenAI", "gemini": "Google", "copilot": "GitHub",
-           "pi": "pi"}
 # each CLI's own words when it has no credentials at all
 NO_AUTH = {
     "claude": ("auth", "Not logged in"),
@@ -84,7 +83,7 @@ def test_doctor_passes_five_clis_pointed_at_the_server(real_clis, model_server, 
     # the judge is the claude participant under another name: checked once
     assert sorted(lines) == sorted(NAMES), info
     for name, m in lines.items():
-        assert m.group(1) == "✓" and m.group(3) == VENDORS[name], info
+        assert m.group(1) == "✓" and m.group(3) == adapters.get(name).vendor, info
         assert m.group(6).startswith("ok in "), info
         # copilot's "1.0.102." keeps its sentence's full stop: see tests/test_doctor.py
         assert m.group(5).rstrip(".") == pinned(name), info
