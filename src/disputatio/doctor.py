@@ -32,7 +32,6 @@ from disputatio.workspace import agent_env
 
 CANARY = "This is a connectivity check. Reply with the single word OK and nothing else."
 CANARY_TIMEOUT_S = 90.0
-REAL_ADAPTERS = ("claude", "codex", "gemini", "copilot", "pi")
 # where npm, pnpm, bun, volta and pipx-style installs usually put binaries
 USUAL_DIRS = ("~/.local/bin", "~/.npm-global/bin", "~/.bun/bin", "~/.volta/bin",
               "~/.local/share/pnpm", "/usr/local/bin", "/opt/homebrew/bin")
@@ -213,7 +212,7 @@ def init(force: bool, timeout_minutes: float | None):
 
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
     candidates = []
-    for name in REAL_ADAPTERS:
+    for name in (a.name for a in adapters.agents(tested=True)):  # the CLIs proven here
         binary = find_binary(name)
         if binary is None:
             print(f"✗ {name}: not found on PATH or in the usual install dirs", file=sys.stderr)
