@@ -266,3 +266,20 @@ def test_per_participant_timeout_and_max_parallel():
         "lineup.yaml:1: max_parallel: Input should be greater than or equal to 1"
     assert err(TWO.replace("codex\n", "codex\n    timeout_minutes: 0\n")).startswith(
         "lineup.yaml:4: participants.1.timeout_minutes: Input should be greater than 0")
+
+
+@pytest.mark.parametrize("key, value", [
+    ("name", '"two\\nlines"'), ("name", '"\\e]0;title\\a"'), ("name", '"nul\\0"'),
+    ("model", '"m\\x9bx"'), ("name", '"tab\\tname"'),
+])
+def test_names_and_models_with_control_characters_are_refused(key, value):
+    """A name is written into headings, the progress view and every artifact; a line break or
+    an escape sequence in it would open a section or reach the terminal."""
+    msg = err(TWO.replace("codex\n", f"codex\n    {key}: {value}\n"))
+    assert msg.startswith(f"lineup.yaml:4: participants.1.{key}: "), msg
+    assert "control character" in msg, msg
+
+
+def test_names_with_spaces_slashes_and_non_ascii_still_load():
+    cfg = parse_text(TWO.replace("codex\n", "codex\n    name: 'x/y z--ü ☃'\n"), "lineup.yaml")
+    assert cfg.participants[1].display == "x/y z--ü ☃"

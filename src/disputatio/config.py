@@ -44,6 +44,9 @@ class _At(ValueError):
         self.loc = loc
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def _env_name(k: Any) -> str:
     if not isinstance(k, str) or not k:
         raise ValueError("an environment variable name must be a non-empty string")
@@ -96,6 +99,16 @@ class Participant(BaseModel):
             hint = difflib.get_close_matches(v, ADAPTERS, n=1)
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise ValueError(f"unknown adapter '{v}'{extra}; known: {', '.join(ADAPTERS)}")
+        return v
+
+    @field_validator("name", "model")
+    @classmethod
+    def _printable(cls, v: str | None) -> str | None:
+        """Names land in headings, prompts and the terminal: a line break or an escape in one
+        would open a section there or drive the terminal."""
+        if v is not None and _CONTROL.search(v):
+            raise ValueError(f"{v!r} holds a control character (a line break, tab, escape or "
+                             "NUL); use printable characters only")
         return v
 
     @model_validator(mode="after")
