@@ -19,16 +19,16 @@ def test_bwrap_argv_binds_in_an_order_where_the_narrow_grant_wins():
                             state=[Path("/h/.claude")], protect=[Path("/h/.claude/repo")],
                             writable=[Path("/w/ck")], uid=0)
     assert argv == [
-        "/usr/bin/bwrap", "--die-with-parent", "--unshare-user",
-        "--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP",
+        "/usr/bin/bwrap", "--die-with-parent", "--unshare-user", "--unshare-pid",
+        "--unshare-ipc", "--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP",
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/t/priv", "/tmp",
         "--ro-bind", "/tmp/bin", "/tmp/bin", "--bind", "/h/.claude", "/h/.claude",
         "--ro-bind", "/h/.claude/repo", "/h/.claude/repo", "--bind", "/w/ck", "/w/ck",
         "--chdir", "/w/ck", "--", "claude", "-p"]
     assert "--cap-drop" not in fence.bwrap_argv("bwrap", ["x"], cwd=Path("/"),
                                                 private_tmp=Path("/t"), uid=1000)
-    # our process group and session are the agent's: no new session, no pid namespace
-    assert not {"--new-session", "--unshare-pid", "--unshare-net", "--unshare-all"} & set(argv)
+    # our process group and session are the agent's (no new session), the network too
+    assert not {"--new-session", "--unshare-net", "--unshare-all"} & set(argv)
 
 
 def test_state_paths_follow_the_cli_variables_else_the_home_defaults():

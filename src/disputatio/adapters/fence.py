@@ -216,10 +216,17 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, private_tmp: Path,
 
     A user namespace without capabilities makes every mount locked: the agent cannot remount,
     unmount or bind its way out, even when disputatio runs as root. Only CAP_SETFCAP is kept for
-    root, so a CLI's own bubblewrap (codex) can still map uid 0 in a nested user namespace. The
-    network, the process group and the session are ours: killing the group kills the agent."""
+    root, so a CLI's own bubblewrap (codex) can still map uid 0 in a nested user namespace.
+
+    A pid namespace, because a process is a way out too: one that outlived its turn could keep
+    writing the checkout while disputatio's own git resets it (a filter planted in
+    ``.git/config`` runs unfenced), and the agent could signal any process of the same user
+    (stop disputatio, kill the other agents). In its own pid namespace it sees and signals only
+    its own tree, and the kernel ends everything in it when the agent exits. SysV IPC gets its
+    own namespace for the same reason /dev/shm is private. The network, the process group and
+    the session stay ours: killing the group kills the agent."""
     uid = os.geteuid() if uid is None else uid
-    out = [bwrap, "--die-with-parent", "--unshare-user"]
+    out = [bwrap, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
     if uid == 0:
         out += ["--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP"]
     out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",

@@ -12,6 +12,7 @@ and removed when it ends.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import re
 import shutil
@@ -133,7 +134,8 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
            stderr_path: Path, bwrap: bool) -> Capture:
     start = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+        stdin = (_sealed_copy(stdin_path) if bwrap else open(stdin_path, "rb")) if stdin_path \
+            else subprocess.DEVNULL
         try:
             proc = subprocess.Popen(
                 argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err,
@@ -187,6 +189,19 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
         context=invocation.context,
         gave_up=gave_up if not interrupted else None,
     )
+
+
+def _sealed_copy(path: Path):
+    """The file's bytes as a sealed memory file: what a fenced agent reads its prompt from.
+    An fd on the file itself would let it reopen ``/proc/self/fd/0`` for writing, through our
+    mount, and rewrite the record in the debate folder."""
+    fd = os.memfd_create("stdin", os.MFD_ALLOW_SEALING)
+    with open(path, "rb") as src, open(fd, "wb", closefd=False) as dst:
+        shutil.copyfileobj(src, dst)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW
+                | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return os.fdopen(fd, "rb")
 
 
 def _wait_watching(proc: subprocess.Popen, timeout_s: float | None, rule: GiveUp,
