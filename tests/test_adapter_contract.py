@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -94,6 +96,17 @@ def test_the_clis_proven_here_are_the_ones_installable_for_the_real_tier():
     assert [a.name for a in proven] == ["claude", "codex", "gemini", "copilot", "pi"]
     assert all(a.package for a in proven)
     assert "agy" in [a.name for a in adapters.agents()]  # an agent, but never run here
+
+
+def test_the_docs_give_each_cli_adapter_a_section_at_its_tested_version():
+    doc = (Path(__file__).parents[1] / "docs" / "adapters.md").read_text()
+    headings = dict(re.findall(r"(?m)^## (\S+) — (.*)$", doc))
+    for a in adapters.every():
+        if a.kind == adapters.SIMULATED:
+            continue  # --demo, documented in the README
+        assert a.name in headings, a.name
+        if a.tested_version:
+            assert headings[a.name].endswith(f", tested {a.tested_version}"), a.name
 
 
 def test_config_refuses_an_unregistered_adapter_and_suggests_a_registered_one():
