@@ -232,6 +232,7 @@ class BasicAdapter:
     give_up: GiveUp | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        # most CLIs install a binary named like their adapter; the others declare their own
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__ and "default_bin" not in cls.__dict__:
             cls.default_bin = cls.name
