@@ -22,6 +22,17 @@ from disputatio.adapters import fence as fencing
 from disputatio.adapters import transport
 from disputatio.config import DebateConfig, Participant
 from disputatio.engine import Engine, Seat
+from disputatio.events import (
+    AnswersGiven,
+    DebateEnded,
+    DebateStarted,
+    EventData,
+    EventError,
+    FinalizeRequested,
+    Interrupted,
+    Resumed,
+    typed,
+)
 from disputatio.progress import warn
 from disputatio.protocols.base import DebateState, Done
 from disputatio.render import summary
@@ -84,21 +95,21 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
         synth = cfg.synthesizer or cfg.judge
         lineup = {p.display: p for p in cfg.participants}
         lineup_sha = _write_lineup(debate_dir, lineup, cfg.judge, synth)
-        led.append("debate_started", {
-            "quaestio": quaestio, "protocol": protocol, "version": __version__,
-            "rounds": cfg.rounds, "timeout_s": cfg.timeout_minutes * 60,
-            "max_parallel": cfg.max_parallel,
-            "budget_usd": options.budget_usd, "repo": str(Path(cfg.repo).resolve())
-            if cfg.repo else None, "include_uncommitted": cfg.include_uncommitted,
-            "snapshot": getattr(snapshot, "commit", None),
-            "participants": list(lineup), "judge": _judge_name(cfg.judge),
-            "synthesizer": _synth_name(cfg, synth),
-            "lineup": {n: _public(p) for n, p in lineup.items()},
-            "seats": {"judge": _public(cfg.judge) if cfg.judge else None,
-                      "synthesizer": _public(synth) if synth else None},
-            "lineup_file": LINEUP_FILE, "lineup_sha256": lineup_sha,
+        _append(led, DebateStarted(
+            quaestio=quaestio, protocol=protocol, version=__version__,
+            rounds=cfg.rounds, timeout_s=cfg.timeout_minutes * 60,
+            max_parallel=cfg.max_parallel,
+            budget_usd=options.budget_usd, repo=str(Path(cfg.repo).resolve())
+            if cfg.repo else None, include_uncommitted=cfg.include_uncommitted,
+            snapshot=getattr(snapshot, "commit", None),
+            participants=list(lineup), judge=_judge_name(cfg.judge),
+            synthesizer=_synth_name(cfg, synth),
+            lineup={n: _public(p) for n, p in lineup.items()},
+            seats={"judge": _public(cfg.judge) if cfg.judge else None,
+                   "synthesizer": _public(synth) if synth else None},
+            lineup_file=LINEUP_FILE, lineup_sha256=lineup_sha,
             **fence.record(),
-        })
+        ))
         return _signed(_drive(debate_dir, led, options.quiet, snapshot), led, key)
 
 
@@ -118,7 +129,7 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
             raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
                              "re-draft the report")
         fence = choose_fence(fence)
-        led.append("answers_given", {"answers": answers, **fence.record()})
+        _append(led, AnswersGiven(answers=answers, **fence.record()))
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               repo_roles="synthesizer", timeout_minutes=timeout_minutes),
                        led, key)
@@ -138,7 +149,7 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
                              "--continue \"...\" first" if status else
                              f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
         fence = choose_fence(fence)
-        led.append("finalize_requested", fence.record())
+        _append(led, FinalizeRequested(**fence.record()))
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               repo_roles="synthesizer", timeout_minutes=timeout_minutes),
                        led, key)
@@ -152,7 +163,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
     ruling, no report). A debate that is already done is left as it is."""
     with _open(debate, base, "--resume", sign) as (debate_dir, led, key):
         state = DebateState.from_events(led.events)
-        protocol = protocols.get(state.started.get("protocol", "disputatio"))
+        protocol = protocols.get(state.started.protocol)
         step = protocol.next_step(state)
         retry: list[str] = []
         if isinstance(step, Done):
@@ -164,7 +175,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
                                f"is {step.status.replace('_', ' ')}")
             retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
         fence = choose_fence(fence)
-        led.append("resumed", {"version": __version__, "retry": retry, **fence.record()})
+        _append(led, Resumed(version=__version__, retry=retry, **fence.record()))
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
                               timeout_minutes=timeout_minutes), led, key)
 
@@ -201,7 +212,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
     state = DebateState.from_events(led.events)
     started = state.started
     seats = _seats(started, debate_dir)
-    protocol = protocols.get(started.get("protocol", "disputatio"))
+    protocol = protocols.get(started.protocol)
     no_repo = {state.judge} if state.judge and state.judge != state.synthesizer else set()
     names = list(state.participants) + [state.synthesizer] if repo_roles == "all" \
         else [state.synthesizer]
@@ -214,9 +225,9 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
                     + (f" · judge {state.judge}" if state.judge else " · no judge"))
     transport.reset_interrupt()
     workspaces = Workspaces(snapshot, names, no_repo=no_repo)
-    timeout_s = timeout_minutes * 60 if timeout_minutes else started["timeout_s"]
+    timeout_s = timeout_minutes * 60 if timeout_minutes else started.timeout_s
     engine = Engine(led, debate_dir, seats, workspaces, timeout_s, progress,
-                    max_parallel=started.get("max_parallel"))
+                    max_parallel=started.max_parallel)
     done: Done | None = None
     interrupted = False
     # the handlers stay in place until the ledger and artifacts are written: a second Ctrl-C
@@ -243,13 +254,12 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
             cleanup_s = round(time.monotonic() - closing, 3)
             progress.close()
         if interrupted:
-            led.append("interrupted", {"reason": "signal"})
+            _append(led, Interrupted(reason="signal"))
             _write(debate_dir, led.events, "interrupted", "run `disputatio --resume` to finish")
             return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
                            f"interrupted; finish it with: disputatio --resume --debate "
                            f"{debate_dir}")
-        led.append("debate_ended", {"status": done.status, "reason": done.reason,
-                                    "cleanup_s": cleanup_s})
+        _append(led, DebateEnded(status=done.status, reason=done.reason, cleanup_s=cleanup_s))
         primary = _write(debate_dir, led.events, done.status, done.reason)
     if not quiet:
         print(_summary_line(led.events, done), file=sys.stderr)
@@ -268,7 +278,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot,
 def _warn_unbacked(events) -> None:
     state = DebateState.from_events(events)
     w = summary.evidence_warning(summary.totals(summary.turns(events)),
-                                 bool(state.started.get("repo")))
+                                 bool(state.started.repo))
     if w:
         warn(w)
 
@@ -283,8 +293,13 @@ def _summary_line(events, done: Done) -> str:
             f"{summary.fmt_tokens(t.tokens, t.tokens_complete)}")
 
 
+def _append(led: ledger.Ledger, event: EventData) -> None:
+    led.append(event.TYPE, event.to_data())
+
+
 def _write(debate_dir: Path, events, status: str, reason: str) -> Path:
-    arts = render.render_all(events, status, reason)
+    verdict = DebateState.from_events(events).latest_status()
+    arts = render.render_all(events, status, reason, verdict)
     for name, content in arts.files.items():
         tmp = debate_dir / f".{name}.tmp"
         tmp.write_text(content, encoding="utf-8")
@@ -385,9 +400,9 @@ def _snapshot(repo: str | None, include_uncommitted: bool):
 
 def _snapshot_from_ledger(led: ledger.Ledger):
     started = DebateState.from_events(led.events).started
-    snap = _snapshot(started.get("repo"), started.get("include_uncommitted", False))
-    if snap is not None and started.get("snapshot") and snap.commit != started["snapshot"]:
-        warn(f"the repository has moved since the debate started ({started['snapshot'][:10]}); "
+    snap = _snapshot(started.repo, started.include_uncommitted)
+    if snap is not None and started.snapshot and snap.commit != started.snapshot:
+        warn(f"the repository has moved since the debate started ({started.snapshot[:10]}); "
              "agents now see the current state")
     return snap
 
@@ -406,23 +421,23 @@ def _write_lineup(debate_dir: Path, lineup: dict[str, Participant], judge: Parti
     return hashlib.sha256(raw).hexdigest()
 
 
-def _seats(started: dict, debate_dir: Path) -> dict[str, Seat]:
-    path = debate_dir / started.get("lineup_file", LINEUP_FILE)
+def _seats(started: DebateStarted, debate_dir: Path) -> dict[str, Seat]:
+    path = debate_dir / (started.lineup_file or LINEUP_FILE)
     try:
         raw = path.read_bytes()
         private = json.loads(raw)
     except (OSError, ValueError):
         raise UsageError(f"{path}: missing or unreadable; the lineup (with its env values) "
                          "cannot be recovered, so this debate cannot go on") from None
-    if started.get("lineup_sha256") not in (None, hashlib.sha256(raw).hexdigest()):
+    if started.lineup_sha256 not in (None, hashlib.sha256(raw).hexdigest()):
         warn(f"{path} was edited since the debate started; running the edited lineup")
-    budget = started.get("budget_usd")
+    budget = started.budget_usd
     seats = {n: Seat(Participant.model_validate(p)) for n, p in private["lineup"].items()}
-    if started.get("judge") is None:   # a lineup without a judge: the debaters only
+    if started.judge is None:   # a lineup without a judge: the debaters only
         return seats
-    seats[started["judge"]] = Seat(Participant.model_validate(private["seats"]["judge"]), budget)
-    synth = started["synthesizer"]
-    if synth not in seats:
+    seats[started.judge] = Seat(Participant.model_validate(private["seats"]["judge"]), budget)
+    synth = started.synthesizer
+    if synth is not None and synth not in seats:
         seats[synth] = Seat(Participant.model_validate(private["seats"]["synthesizer"]), budget)
     return seats
 
@@ -499,6 +514,12 @@ def _open(debate: Path | None, base: Path | None, command: str, sign: bool):
             raise BrokenLedger(f"{exc}; refusing to add to it") from None
         if not led.events or led.events[0].type != "debate_started":
             raise UsageError(f"{debate_dir}: the ledger has no debate_started event")
+        try:
+            for _ in typed(led.events):
+                pass
+        except EventError as exc:
+            raise BrokenLedger(f"{path}: {exc}; this version cannot read it, so refuses to "
+                               "add to it") from None
         if key is not None and signing.signatures(debate_dir):
             try:
                 ok, why = signing.check_own(debate_dir, [e.hash for e in led.events], key)

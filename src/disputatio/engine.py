@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from disputatio import adapters, prompts, redact
+from disputatio import adapters, events, prompts, redact
 from disputatio.adapters import transport
 from disputatio.adapters.base import (
     INTERRUPTED,
@@ -85,11 +85,10 @@ class Engine:
         base = {"turn_id": spec.turn_id, "role": spec.role, "seat": spec.seat,
                 "phase": spec.phase, "round": spec.round, "adapter": p.adapter,
                 "model": p.model}
-        started = self.ledger.append("turn_started", {
-            **base, "prompt_bytes": len(prompt_bytes),
-            "prompt_sha256": hashlib.sha256(prompt_bytes).hexdigest(),
-            "argv": _redact(invocation.argv, prompt),
-        })
+        begun = events.TurnStarted(**base, prompt_bytes=len(prompt_bytes),
+                                   prompt_sha256=hashlib.sha256(prompt_bytes).hexdigest(),
+                                   argv=_redact(invocation.argv, prompt))
+        started = self.ledger.append(begun.TYPE, begun.to_data())
         # raw files are named after the turn_started event: unique per attempt whatever the
         # participants are called (names that differ only in characters a file name cannot
         # hold, case variants on a case-insensitive disk, a retried turn)
@@ -128,22 +127,21 @@ class Engine:
         """Record the turn (an interrupted one as such: it re-runs on resume) and show it."""
         duration = capture.duration_s if capture else 0.0
         text, cut_bytes = answer_text(result.text, capture)
-        data = {
-            **base, "ok": result.ok, "text": text, "failure": result.failure,
-            "message": one_line(result.message) if result.message else result.message,
-            "cost_usd": result.cost_usd, "tokens": result.tokens,
-            "evidence": result.evidence, "session_id": result.session_id,
-            "exit_code": capture.exit_code if capture else None,
-            "signal": capture.signal if capture else None,
-            "duration_s": round(duration, 3), "workspace_s": round(waited, 3),
-            "cli_version": version.get(wait_s=VERSION_WAIT_S),
-            "raw": [capture.stdout_path.name, capture.stderr_path.name,
-                    *(p.name for p in capture.collected.values())] if capture else [],
-        }
-        if cut_bytes:
-            data["text_cut_bytes"] = cut_bytes
-        kind = "turn_interrupted" if result.failure == INTERRUPTED else "turn_completed"
-        self.ledger.append(kind, data)
+        kind = events.TurnInterrupted if result.failure == INTERRUPTED else events.TurnCompleted
+        ended = kind(
+            **base, ok=result.ok, text=text, failure=result.failure,
+            message=one_line(result.message) if result.message else result.message,
+            cost_usd=result.cost_usd, tokens=result.tokens,
+            evidence=result.evidence, session_id=result.session_id,
+            exit_code=capture.exit_code if capture else None,
+            signal=capture.signal if capture else None,
+            duration_s=round(duration, 3), workspace_s=round(waited, 3),
+            cli_version=version.get(wait_s=VERSION_WAIT_S),
+            raw=[capture.stdout_path.name, capture.stderr_path.name,
+                 *(p.name for p in capture.collected.values())] if capture else [],
+            text_cut_bytes=cut_bytes or None,
+        )
+        self.ledger.append(ended.TYPE, ended.to_data())
         if self.progress:
             self.progress.turn_finished(spec, result, duration)
 

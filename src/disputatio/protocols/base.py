@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
+from disputatio.events import (
+    AnswersGiven,
+    DebateStarted,
+    FinalizeRequested,
+    Resumed,
+    TurnCompleted,
+    typed,
+)
 from disputatio.text import cut, quote
 
 RESOLVED = "RESOLVED"
@@ -44,18 +51,13 @@ class Done:
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class Turn:
-    """A finished turn as the protocol sees it."""
+# A finished turn as the protocol sees it: the ledger's own event, so a field added there is
+# seen here (and by the renderers) without another edit.
+Turn = TurnCompleted
 
-    turn_id: str
-    role: str
-    phase: str
-    round: int
-    ok: bool
-    text: str
-    failure: str | None = None
-    message: str = ""
+
+def _nothing_started() -> DebateStarted:
+    return DebateStarted(quaestio="", rounds=0, participants=[])
 
 
 @dataclass
@@ -72,33 +74,30 @@ class DebateState:
     order: list[str] = field(default_factory=list)   # turn ids in completion order
     answers: list[str] = field(default_factory=list)
     finalizes: int = 0
-    started: dict[str, Any] = field(default_factory=dict)
+    started: DebateStarted = field(default_factory=_nothing_started)
 
     @classmethod
     def from_events(cls, events) -> DebateState:
         s = cls()
-        for ev in events:
-            d = ev.data
-            if ev.type == "debate_started":
-                s.started = d
-                s.quaestio = d["quaestio"]
-                s.rounds = d["rounds"]
-                s.participants = list(d["participants"])
-                s.judge = d.get("judge")
-                s.synthesizer = d.get("synthesizer")
-            elif ev.type == "turn_completed":
-                s.turns[d["turn_id"]] = Turn(d["turn_id"], d["role"], d["phase"], d["round"],
-                                             d["ok"], d.get("text", ""), d.get("failure"),
-                                             d.get("message", ""))
-                s.order.append(d["turn_id"])
-            elif ev.type == "resumed":
+        for _, e in typed(events):
+            if isinstance(e, DebateStarted):
+                s.started = e
+                s.quaestio = e.quaestio
+                s.rounds = e.rounds
+                s.participants = list(e.participants)
+                s.judge = e.judge
+                s.synthesizer = e.synthesizer
+            elif isinstance(e, TurnCompleted):
+                s.turns[e.turn_id] = e
+                s.order.append(e.turn_id)
+            elif isinstance(e, Resumed):
                 # turns the user asked to try again: forget their failed attempt
-                for tid in d.get("retry", ()):
+                for tid in e.retry:
                     if s.turns.pop(tid, None) is not None:
                         s.order.remove(tid)
-            elif ev.type == "answers_given":
-                s.answers.append(d["answers"])
-            elif ev.type == "finalize_requested":
+            elif isinstance(e, AnswersGiven):
+                s.answers.append(e.answers)
+            elif isinstance(e, FinalizeRequested):
                 s.finalizes += 1
         return s
 

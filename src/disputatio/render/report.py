@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from disputatio.protocols.base import DebateState
+from disputatio.events import AnswersGiven, DebateStarted, started_event, typed
 from disputatio.render import summary
 from disputatio.text import one_line, quote, sanitize
 
@@ -21,72 +21,89 @@ class Artifacts:
     primary: str              # the file name stdout should print
 
 
-def render_all(events, status: str, reason: str = "") -> Artifacts:
-    state = DebateState.from_events(events)
-    views = summary.in_debate_order(summary.turns(events), state.participants)
-    files = {"debate.md": debate_md(state, views, status, reason, events)}
+@dataclass(frozen=True)
+class _Debate:
+    """What the views need besides the turns, read from the ledger's events."""
+
+    started: DebateStarted
+    answers: list[str]
+
+    @classmethod
+    def from_events(cls, events) -> _Debate:
+        return cls(started_event(events) or DebateStarted(quaestio="", rounds=0, participants=[]),
+                   [e.answers for _, e in typed(events) if isinstance(e, AnswersGiven)])
+
+
+def render_all(events, status: str, reason: str = "", verdict: str | None = None) -> Artifacts:
+    """Every file of the debate folder. ``verdict``: the judge's latest status as the protocol
+    read it (None: no ruling), recorded in debate.json."""
+    debate = _Debate.from_events(events)
+    ended = [v for v in summary.turns(events) if v.ok is not None]   # in the order they ran
+    views = summary.in_debate_order(summary.turns(events), debate.started.participants)
+    files = {"debate.md": debate_md(debate, views, status, reason, events)}
     primary = "debate.md"
-    for i, rid in enumerate(state.respondeo_ids(), start=1):
-        t = state.turns[rid]
+    rulings = [v.turn for v in ended if v.turn.phase == "respondeo"]
+    for i, t in enumerate(rulings, start=1):
         name = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
         files[name] = sanitize(t.text) if t.ok else \
-            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: {one_line(t.message)}\n"
+            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: {one_line(t.message or '')}\n"
         primary = name
-    drafts = [t for t in state.order if state.turns[t].phase == "redactio" and state.turns[t].ok]
+    drafts = [v.turn for v in ended if v.turn.phase == "redactio" and v.turn.ok]
     if drafts:
-        files["final-report.md"] = report_header(state, views, events) + \
-            sanitize(state.turns[drafts[-1]].text).strip() + "\n"
+        files["final-report.md"] = report_header(debate, views, events) + \
+            sanitize(drafts[-1].text).strip() + "\n"
         primary = "final-report.md"
-    files["debate.json"] = json.dumps(debate_json(state, views, status, reason, events),
-                                      indent=2, ensure_ascii=False) + "\n"
+    files["debate.json"] = json.dumps(debate_json(debate, views, status, reason, events,
+                                                  verdict), indent=2, ensure_ascii=False) + "\n"
     return Artifacts(files, primary)
 
 
-def report_header(state: DebateState, views, events) -> str:
+def report_header(debate: _Debate, views, events) -> str:
     """Two lines above the deliverable: what it answers and how much to trust it."""
     when = events[0].ts[:10] if events else ""
-    parts = [f"disputatio · {when}", f"{len(state.participants)} participants",
-             f"judge {state.judge}"]
-    repo = state.started.get("repo")
+    st = debate.started
+    parts = [f"disputatio · {when}", f"{len(st.participants)} participants", f"judge {st.judge}"]
+    repo = st.repo
     if repo:
-        snap = (state.started.get("snapshot") or "")[:10]
+        snap = (st.snapshot or "")[:10]
         name = PurePath(repo).name
         parts.append(f"repo {name}@{snap}" if snap else f"repo {name}")
     degraded = summary.degradations(views)
-    lines = [f"> {_title(state.quaestio)}", f"> {' · '.join(parts)}"]
+    lines = [f"> {_title(st.quaestio)}", f"> {' · '.join(parts)}"]
     if degraded:
         lines.append("> **Degraded:** " + " · ".join(degraded))
     return "\n>\n".join(lines) + "\n\n"
 
 
-def debate_md(state: DebateState, views, status: str, reason: str, events) -> str:
+def debate_md(debate: _Debate, views, status: str, reason: str, events) -> str:
     t = summary.totals(views)
-    lines = [f"# Debate: {_title(state.quaestio)}", ""]
+    st = debate.started
+    lines = [f"# Debate: {_title(st.quaestio)}", ""]
     degraded = summary.degradations(views)
     if degraded:
         lines += ["> **Degraded debate.** " + " · ".join(degraded), ""]
-    unbacked = summary.evidence_warning(t, bool(state.started.get("repo")))
+    unbacked = summary.evidence_warning(t, bool(st.repo))
     if unbacked:
         lines += [f"> **Unverified.** {unbacked[0].upper()}{unbacked[1:]}.", ""]
-    st = state.started
     lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
               f"- **Started:** {events[0].ts if events else '?'}",
-              f"- **Participants:** {', '.join(state.participants)}",
-              (f"- **Judge:** {state.judge}" + (f" · **Synthesizer:** {state.synthesizer}"
-                                                if state.synthesizer != state.judge else ""))
-              if state.judge else "- **Judge:** none (the debate ran without a judge)",
-              f"- **Rounds:** {state.rounds}"]
-    if st.get("repo"):
-        lines.append(f"- **Repository:** {st['repo']} at {(st.get('snapshot') or '?')[:12]}"
-                     + (" plus uncommitted changes" if st.get("include_uncommitted") else ""))
-    if st.get("budget_usd") is not None:
-        lines.append(f"- **Budget (judge, synthesizer):** ${st['budget_usd']:.2f}")
-    if st.get("fence"):  # debates from before the write fence do not say
-        lines.append(f"- **Write fence:** {st['fence']}"
-                     + (f" — {st['fence_reason']}" if st.get("fence_reason") else ""))
-    lines += ["", "## Quaestio", "", quote(state.quaestio.strip()), ""]
-    answers = iter(state.answers)
-    for v in views:
+              f"- **Participants:** {', '.join(st.participants)}",
+              (f"- **Judge:** {st.judge}" + (f" · **Synthesizer:** {st.synthesizer}"
+                                             if st.synthesizer != st.judge else ""))
+              if st.judge else "- **Judge:** none (the debate ran without a judge)",
+              f"- **Rounds:** {st.rounds}"]
+    if st.repo:
+        lines.append(f"- **Repository:** {st.repo} at {(st.snapshot or '?')[:12]}"
+                     + (" plus uncommitted changes" if st.include_uncommitted else ""))
+    if st.budget_usd is not None:
+        lines.append(f"- **Budget (judge, synthesizer):** ${st.budget_usd:.2f}")
+    if st.fence:  # debates from before the write fence do not say
+        lines.append(f"- **Write fence:** {st.fence}"
+                     + (f" — {st.fence_reason}" if st.fence_reason else ""))
+    lines += ["", "## Quaestio", "", quote(st.quaestio.strip()), ""]
+    answers = iter(debate.answers)
+    for view in views:
+        v = view.turn
         if v.phase == "respondeo" and v.round > 1:
             lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
         title = PHASE_TITLES.get(v.phase, v.phase)
@@ -104,15 +121,15 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
         if v.session_id:
             meta.append(f"session {_session(v.session_id)}")
         lines += [f"## {title} — {one_line(v.role, 100)}", "", f"_{' · '.join(meta)}_", ""]
-        if v.ok:
+        if view.ok:
             lines += [quote(v.text.strip()), ""]
-        elif v.ok is False:
+        elif view.ok is False:
             lines += [f"**Failed ({v.failure}):** {one_line(v.message or '', 500)}", ""]
         else:
             lines += ["**Did not finish** (the debate was interrupted during this turn).", ""]
     wall = summary.fmt_duration(summary.wall_seconds(events))
     lines += ["## Totals", "",
-              f"{len(state.participants)} participants · {t.turns} turns "
+              f"{len(st.participants)} participants · {t.turns} turns "
               f"({t.failed} failed) · wall time {wall} · "
               f"agent time {summary.fmt_duration(t.agent_s)} · "
               f"{summary.fmt_cost(t)} · {summary.fmt_tokens(t.tokens, t.tokens_complete)} · "
@@ -120,34 +137,34 @@ def debate_md(state: DebateState, views, status: str, reason: str, events) -> st
     return "\n".join(lines)
 
 
-def debate_json(state: DebateState, views, status: str, reason: str, events) -> dict:
+def debate_json(debate: _Debate, views, status: str, reason: str, events,
+                verdict: str | None = None) -> dict:
     t = summary.totals(views)
-    started = state.started
-    verdict = state.latest_status()
+    started = debate.started
     return {
         "status": status,
         "reason": reason or None,
         "verdict": verdict,
-        "quaestio": sanitize(state.quaestio),
-        "rounds": state.rounds,
-        "participants": [{"name": n, **started.get("lineup", {}).get(n, {})}
-                         for n in state.participants],
-        "judge": state.judge,
-        "synthesizer": state.synthesizer,
-        "answers": [sanitize(a) for a in state.answers],
+        "quaestio": sanitize(started.quaestio),
+        "rounds": started.rounds,
+        "participants": [{"name": n, **started.lineup.get(n, {})}
+                         for n in started.participants],
+        "judge": started.judge,
+        "synthesizer": started.synthesizer,
+        "answers": [sanitize(a) for a in debate.answers],
         # "bwrap 0.8.0", or "none" with the reason; null for a debate from before the fence
-        "fence": started.get("fence"),
-        "fence_reason": started.get("fence_reason"),
+        "fence": started.fence,
+        "fence_reason": started.fence_reason,
         "degraded": summary.degradations(views),
-        "warnings": [w for w in [summary.evidence_warning(t, bool(started.get("repo")))] if w],
+        "warnings": [w for w in [summary.evidence_warning(t, bool(started.repo))] if w],
         "turns": [{
             "turn_id": v.turn_id, "role": v.role, "seat": v.seat, "phase": v.phase,
-            "round": v.round, "adapter": v.adapter, "ok": v.ok, "failure": v.failure,
+            "round": v.round, "adapter": v.adapter, "ok": view.ok, "failure": v.failure,
             "message": one_line(v.message) if v.message else None,
             "duration_s": v.duration_s, "cost_usd": v.cost_usd,
             "tokens": v.tokens or None, "evidence": v.evidence or None,
             "session_id": v.session_id, "cli_version": v.cli_version,
-        } for v in views],
+        } for view in views for v in [view.turn]],
         "totals": {
             "turns": t.turns, "failed": t.failed, "agent_s": round(t.agent_s, 3),
             "wall_s": round(summary.wall_seconds(events), 3),

@@ -4,28 +4,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from disputatio.events import (
+    AnswersGiven,
+    DebateStarted,
+    FinalizeRequested,
+    Resumed,
+    TurnEnded,
+    TurnFields,
+    TurnInterrupted,
+    TurnStarted,
+    typed,
+)
 
-@dataclass
+
+@dataclass(frozen=True)
 class TurnView:
-    turn_id: str
-    role: str
-    seat: str
-    phase: str
-    round: int
-    adapter: str
-    ok: bool | None          # None: started but never finished (crash or interruption)
-    text: str = ""
-    failure: str | None = None
-    message: str = ""
-    duration_s: float | None = None
-    cost_usd: float | None = None
-    tokens: dict[str, int] = field(default_factory=dict)
-    evidence: dict[str, int] = field(default_factory=dict)
-    cli_version: str | None = None
-    session_id: str | None = None
+    """A turn as the views show it: the ledger's record of its latest attempt (the same type
+    the protocols read), and the attempts before it."""
+
+    turn: TurnEnded
     # earlier attempts of this turn (a failed turn run again by --resume): not shown, but what
     # they spent belongs to the debate's totals
-    earlier: list[TurnView] = field(default_factory=list)
+    earlier: tuple[TurnEnded, ...] = ()
+
+    @property
+    def ok(self) -> bool | None:
+        """None: started but never finished (crash or interruption)."""
+        return self.turn.ok if self.turn.finished else None
 
 
 @dataclass
@@ -44,23 +49,21 @@ class Totals:
 def turns(events) -> list[TurnView]:
     """Every turn in the order it started; the latest attempt wins for a re-run turn."""
     views: dict[str, TurnView] = {}
-    for ev in events:
-        d = ev.data
-        if ev.type == "turn_started":
-            before = views.pop(d["turn_id"], None)
-            views[d["turn_id"]] = TurnView(d["turn_id"], d["role"], d["seat"], d["phase"],
-                                           d["round"], d["adapter"], None,
-                                           earlier=[*before.earlier, before] if before else [])
-        elif ev.type in ("turn_completed", "turn_interrupted"):
-            v = views.get(d["turn_id"]) or TurnView(d["turn_id"], d["role"], d["seat"],
-                                                    d["phase"], d["round"], d["adapter"], None)
-            v.ok = d["ok"] if ev.type == "turn_completed" else None
-            v.text, v.failure, v.message = d.get("text", ""), d.get("failure"), d.get("message", "")
-            v.duration_s, v.cost_usd = d.get("duration_s"), d.get("cost_usd")
-            v.tokens, v.evidence = d.get("tokens") or {}, d.get("evidence") or {}
-            v.cli_version, v.session_id = d.get("cli_version"), d.get("session_id")
-            views[d["turn_id"]] = v
+    for _, e in typed(events):
+        if isinstance(e, TurnStarted):
+            before = views.pop(e.turn_id, None)
+            views[e.turn_id] = TurnView(_unfinished(e), (*before.earlier, before.turn)
+                                        if before else ())
+        elif isinstance(e, TurnEnded):
+            before = views.get(e.turn_id)
+            views[e.turn_id] = TurnView(e, before.earlier if before else ())
     return list(views.values())
+
+
+def _unfinished(started: TurnStarted) -> TurnEnded:
+    """A started turn until its end is recorded: nothing answered, nothing known spent."""
+    common = started.model_dump(include=set(TurnFields.model_fields))
+    return TurnInterrupted(**common, ok=False)
 
 
 _PHASE_RANK = {"proposal": 0, "reaction": 1, "respondeo": 2, "redactio": 2}
@@ -70,8 +73,9 @@ def in_debate_order(views: list[TurnView], participants: list[str]) -> list[Turn
     """Turns as a reader expects them: by phase and round, participants in lineup order,
     a ruling before the report drafted from it (parallel turns finish in any order)."""
     def key(v: TurnView):
-        who = participants.index(v.role) if v.role in participants else len(participants)
-        return (_PHASE_RANK.get(v.phase, 3), v.round, v.phase == "redactio", who, v.turn_id)
+        t = v.turn
+        who = participants.index(t.role) if t.role in participants else len(participants)
+        return (_PHASE_RANK.get(t.phase, 3), t.round, t.phase == "redactio", who, t.turn_id)
     return sorted(views, key=key)
 
 
@@ -84,20 +88,20 @@ def totals(views: list[TurnView]) -> Totals:
     attempt (one that never finished included) marking that total incomplete."""
     t = Totals()
     for v in views:
-        for attempt in (*v.earlier, v):
+        for attempt in (*v.earlier, v.turn):
             _add_spend(t, attempt)
         if v.ok is None:
             continue
         t.turns += 1
         t.failed += 0 if v.ok else 1
-        t.agent_s += v.duration_s or 0.0
-        if "commands" in v.evidence:
+        t.agent_s += v.turn.duration_s or 0.0
+        if "commands" in v.turn.evidence:
             t.observed_turns += 1
-            t.commands_turns += 1 if v.evidence["commands"] > 0 else 0
+            t.commands_turns += 1 if v.turn.evidence["commands"] > 0 else 0
     return t
 
 
-def _add_spend(t: Totals, v: TurnView) -> None:
+def _add_spend(t: Totals, v: TurnEnded) -> None:
     if v.failure in _NOTHING_RAN:
         return
     if v.cost_usd is None:
@@ -114,18 +118,19 @@ def degradations(views: list[TurnView]) -> list[str]:
     """One honest line per failed turn: who, where, what."""
     out = []
     for v in views:
+        t = v.turn
         if v.ok is False:
-            where = v.phase if v.phase != "reaction" else f"reaction round {v.round}"
+            where = t.phase if t.phase != "reaction" else f"reaction round {t.round}"
             # a timeout's message names the configured limit; the turn's duration adds the
             # grace it took to end the process, so it is not repeated here
-            what = {"timeout": "timed out"}.get(v.failure or "", f"failed ({v.failure})")
-            out.append(f"{v.role} {what} in {where}: {v.message}")
+            what = {"timeout": "timed out"}.get(t.failure or "", f"failed ({t.failure})")
+            out.append(f"{t.role} {what} in {where}: {t.message}")
         elif v.ok is None:
-            out.append(f"{v.role} did not finish its {v.phase} turn (interrupted)")
+            out.append(f"{t.role} did not finish its {t.phase} turn (interrupted)")
     return out
 
 
-_SESSION_STARTS = ("debate_started", "resumed", "answers_given", "finalize_requested")
+_SESSION_STARTS = (DebateStarted.TYPE, Resumed.TYPE, AnswersGiven.TYPE, FinalizeRequested.TYPE)
 
 
 def wall_seconds(events) -> float:
