@@ -24,7 +24,7 @@ ledgers readable and the hash chain stable:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
@@ -58,7 +58,7 @@ class EventData(BaseModel):
         return data
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Any:
+    def from_data(cls, data: dict[str, Any]) -> Self:
         """The event as read from a ledger: unknown fields kept, wrong types refused."""
         return cls.model_validate(data, context={_READING: True})
 
