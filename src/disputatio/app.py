@@ -128,6 +128,7 @@ def continue_(answers: str, debate: Path | None, quiet: bool = False,
         if status == "RESOLVED":
             raise UsageError(f"{debate_dir}: the debate is already resolved; use --finalize to "
                              "re-draft the report")
+        _seats(state.started, debate_dir, warn_edit=False)  # unusable: fail before appending
         fence = choose_fence(fence)
         _append(led, AnswersGiven(answers=answers, **fence.record()))
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
@@ -148,6 +149,7 @@ def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
             raise UsageError(f"{debate_dir}: cannot finalize: the judge {what}; answer with "
                              "--continue \"...\" first" if status else
                              f"{debate_dir}: cannot finalize: the judge {what}; use --resume")
+        _seats(state.started, debate_dir, warn_edit=False)  # unusable: fail before appending
         fence = choose_fence(fence)
         _append(led, FinalizeRequested(**fence.record()))
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
@@ -174,6 +176,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
                 return Outcome(EXIT_OK, primary, step.status, "nothing to resume: the debate "
                                f"is {step.status.replace('_', ' ')}")
             retry = [t.turn_id for t in state.turns.values() if not t.ok and t.phase in phases]
+        _seats(state.started, debate_dir, warn_edit=False)  # unusable: fail before appending
         fence = choose_fence(fence)
         _append(led, Resumed(version=__version__, retry=retry, **fence.record()))
         return _signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led),
@@ -421,7 +424,7 @@ def _write_lineup(debate_dir: Path, lineup: dict[str, Participant], judge: Parti
     return hashlib.sha256(raw).hexdigest()
 
 
-def _seats(started: DebateStarted, debate_dir: Path) -> dict[str, Seat]:
+def _seats(started: DebateStarted, debate_dir: Path, warn_edit: bool = True) -> dict[str, Seat]:
     path = debate_dir / (started.lineup_file or LINEUP_FILE)
     try:
         raw = path.read_bytes()
@@ -429,17 +432,34 @@ def _seats(started: DebateStarted, debate_dir: Path) -> dict[str, Seat]:
     except (OSError, ValueError):
         raise UsageError(f"{path}: missing or unreadable; the lineup (with its env values) "
                          "cannot be recovered, so this debate cannot go on") from None
-    if started.lineup_sha256 not in (None, hashlib.sha256(raw).hexdigest()):
+    if warn_edit and started.lineup_sha256 not in (None, hashlib.sha256(raw).hexdigest()):
         warn(f"{path} was edited since the debate started; running the edited lineup")
     budget = started.budget_usd
-    seats = {n: Seat(Participant.model_validate(p)) for n, p in private["lineup"].items()}
-    if started.judge is None:   # a lineup without a judge: the debaters only
-        return seats
-    seats[started.judge] = Seat(Participant.model_validate(private["seats"]["judge"]), budget)
-    synth = started.synthesizer
-    if synth is not None and synth not in seats:
-        seats[synth] = Seat(Participant.model_validate(private["seats"]["synthesizer"]), budget)
+    try:
+        seats = {n: Seat(_entry(path, f"lineup.{n}", p)) for n, p in private["lineup"].items()}
+        if started.judge is None:   # a lineup without a judge: the debaters only
+            return seats
+        seats[started.judge] = Seat(_entry(path, "seats.judge", private["seats"]["judge"]),
+                                    budget)
+        synth = started.synthesizer
+        if synth is not None and synth not in seats:
+            seats[synth] = Seat(_entry(path, "seats.synthesizer",
+                                       private["seats"]["synthesizer"]), budget)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path}: no lineup entry at {exc}; fix the file, or start a new "
+                         "debate") from None
     return seats
+
+
+def _entry(path: Path, where: str, data: object) -> Participant:
+    """A lineup entry as the user may have edited it to fix a debate: wrong is one line."""
+    try:
+        return Participant.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        at = ".".join([where, *(str(x) for x in err["loc"])])
+        what = err["msg"].removeprefix("Value error, ")
+        raise UsageError(f"{path}: {at}: {what}; fix the file, or start a new debate") from None
 
 
 def _needs_judge(state: DebateState, debate_dir: Path, what: str) -> None:
