@@ -492,3 +492,15 @@ def test_planted_symlinks_are_not_followed(tmp_path):
     assert not (p / ".git").is_symlink() and status(p) == ""
     assert tree_digest(decoy) == before
     ws.close()
+
+
+def test_names_that_differ_only_in_case_or_in_odd_characters_get_their_own_dirs():
+    """On a case-insensitive file system (macOS by default) "A" and "a" would be one
+    directory: participants would share a checkout. Directory names differ ignoring case."""
+    names = ["A", "a", "x y", "x_y", "X Y", "x/y", "ü", "Ü"]
+    ws = Workspaces(None, names)
+    try:
+        dirs = [ws.path_for(n).parent.name for n in names]
+        assert len({d.casefold() for d in dirs}) == len(names), dirs
+    finally:
+        ws.close()

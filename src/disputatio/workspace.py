@@ -403,12 +403,13 @@ def _dirty_gitlink(p: Path) -> bool:
 
 
 def _safe_name(name: str, used: set[str], default: str) -> str:
+    """A directory name; unique ignoring case, as the file system may ignore it (macOS)."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")[:64] or default
     out, n = base, 1
-    while out in used:
+    while out.casefold() in used:
         n += 1
         out = f"{base}-{n}"
-    used.add(out)
+    used.add(out.casefold())
     return out
 
 
