@@ -428,3 +428,24 @@ def test_ctrl_c_ends_every_canary_at_once(home):
     assert set(checked) <= {"a"}, err
     assert err.splitlines()[-1] == f"interrupted: {len(checked)} of 3 CLIs checked", err
     assert not any(running(m) for m in hung), "a canary outlived the doctor"
+
+
+def test_each_command_and_each_name_gets_its_own_canary(home):
+    """Two ``command`` entries are two CLIs (their argv differs), and names that a file name
+    cannot tell apart ("x/y", "x_y", "..") must not share a canary's directory or raw files:
+    each health line is that CLI's own answer."""
+    def command(name: str, script: str) -> dict:
+        return {"adapter": "command", "name": name,
+                "argv": ["sh", "-c", f"cat >/dev/null; {script}"]}
+
+    cfg = write_config(home / "c.yaml", [
+        command("x/y", "sleep 0.5; echo answered"),
+        command("x_y", "echo broken >&2; exit 3"),
+        command("..", "test -z \"$(ls -A)\" || { echo crowded >&2; exit 4; }; echo alone"),
+    ], judge=command("judge", "echo ruled"))
+    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
+    assert sorted(got) == ["..", "judge", "x/y", "x_y"], r.stderr
+    assert got["x_y"] == ("✗", "api_error: broken"), r.stderr
+    assert got["x/y"][0] == got[".."][0] == got["judge"][0] == "✓", r.stderr
+    assert r.returncode == 1 and "1 of 4 CLIs failed" in r.stderr, r.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import signal
 import sys
@@ -73,7 +74,7 @@ def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
     never raises."""
     adapter = adapters.get(p.adapter)
     binary = participant_bin(p)
-    stem = f"{p.display}".replace("/", "_")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", p.display).strip("._-") or "cli"
     work = scratch / stem
     work.mkdir(parents=True, exist_ok=True)
     version = probe_version(binary, adapter, scratch / "versions", 20, dict(p.env)) \
@@ -140,7 +141,9 @@ def check_all(people: list[Participant], timeout_s: float) -> tuple[list[Health]
             tempfile.TemporaryDirectory(prefix="disputatio-doctor-",
                                         ignore_cleanup_errors=True) as tmp:
         with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
-            healths = list(pool.map(lambda p: canary(p, timeout_s, Path(tmp)), people))
+            # a directory per canary: names may differ only where a file name cannot
+            healths = list(pool.map(lambda i: canary(people[i], timeout_s, Path(tmp) / str(i)),
+                                    range(len(people))))
     return [h for h in healths if h.result.failure != INTERRUPTED], bool(stopped)
 
 
@@ -263,7 +266,8 @@ def init(force: bool, timeout_minutes: float | None):
 def _unique(people: list[Participant]) -> list[Participant]:
     seen, out = set(), []
     for p in people:
-        key = (p.adapter, p.bin, p.model, tuple(sorted(p.env.items())), tuple(p.extra_args))
+        key = (p.adapter, p.bin, p.model, tuple(sorted(p.env.items())), tuple(p.extra_args),
+               repr(sorted(p.options().items())))   # two commands are two CLIs
         if key not in seen:
             seen.add(key)
             out.append(p)
