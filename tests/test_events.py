@@ -259,3 +259,23 @@ def test_the_architecture_docs_list_every_event_and_field():
     assert m.group(0).rstrip("\n") == event_table(), \
         "docs/architecture.md's event table drifted from events.py; it should read:\n" + \
         event_table()
+
+
+# --- the layering ------------------------------------------------------------------------------
+
+SRC = Path(__file__).parents[1] / "src" / "disputatio"
+PURE_HELPERS = {"disputatio.events", "disputatio.text"}
+
+
+@pytest.mark.parametrize("package", ["protocols", "render"])
+def test_protocols_and_renderers_read_the_ledger_only_through_events(package):
+    import ast
+
+    for module in sorted((SRC / package).glob("*.py")):
+        tree = ast.parse(module.read_text())
+        found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        found |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        ours = {m for m in found if m.split(".")[0] == "disputatio"}
+        own = f"disputatio.{package}"
+        assert {m for m in ours if m != own and not m.startswith(own + ".")} <= PURE_HELPERS, \
+            module.name
