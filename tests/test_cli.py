@@ -47,13 +47,25 @@ def test_demo_produces_every_artifact(home):
     assert ledger.verify(folder / "events.jsonl")[0]
 
 
-def test_help_lists_every_flag(home):
+def test_help_lists_every_command_and_each_command_its_flags(home):
     r = run_cli("--help", cwd=home)
     assert r.returncode == 0
-    for flag in ("--demo", "--repo", "--rounds", "--config", "--file", "--timeout", "--budget",
-                 "--quiet", "--continue", "--finalize", "--resume", "--verify", "--debate",
-                 "--doctor", "--init", "--force", "--include-uncommitted", "--version"):
-        assert flag in r.stdout, flag
+    for word in ("run", "continue", "finalize", "resume", "verify", "doctor", "init",
+                 "protocols", "--version", "--continue", "--finalize", "--resume", "--verify",
+                 "--doctor", "--init"):
+        assert word in r.stdout, word
+    for command, flags in (
+            ("run", ("--demo", "--repo", "--rounds", "--config", "--file", "--timeout",
+                     "--budget", "--quiet", "--include-uncommitted", "--protocol", "--fence",
+                     "--sign", "--max-parallel")),
+            ("continue", ("--debate", "--timeout", "--sign", "--fence", "--quiet")),
+            ("verify", ("--debate", "--allowed-signers")),
+            ("doctor", ("--config", "--demo", "--timeout", "--fence")),
+            ("init", ("--force", "--timeout"))):
+        r = run_cli(command, "--help", cwd=home)
+        assert r.returncode == 0, command
+        for flag in flags:
+            assert flag in r.stdout, (command, flag)
 
 
 def test_version(home):

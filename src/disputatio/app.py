@@ -33,32 +33,21 @@ from disputatio.events import (
     Resumed,
     typed,
 )
+from disputatio.outcome import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    BrokenLedger,
+    Busy,  # noqa: F401  (what the writer lock raises from every use case that appends)
+    Outcome,
+    UsageError,
+)
 from disputatio.progress import warn
 from disputatio.protocols.base import DebateState, Done
 from disputatio.render import summary
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY, EXIT_INTERRUPTED = 0, 1, 2, 75, 130
 LINEUP_FILE = "lineup.json"
 DEBATES = ".debate"
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: one line, exit 2."""
-
-
-class BrokenLedger(Exception):
-    """The ledger does not verify: nothing is appended to it; one line, exit 1."""
-
-
-Busy = ledger.Busy  # another process is writing the debate: one line, exit EXIT_BUSY
-
-
-@dataclass
-class Outcome:
-    code: int
-    path: Path | None = None
-    status: str = ""
-    message: str = ""
 
 
 @dataclass

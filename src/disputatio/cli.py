@@ -1,8 +1,12 @@
-"""The command line: options in, one path on stdout, a documented exit code out.
+"""The command line: a command and its options in, one path on stdout, an exit code out.
 
-Exit codes: 0 done (also NEEDS_INPUT), 1 debate failed or aborted (or --verify found a broken
-or unsigned ledger, or --doctor an unhealthy CLI), 2 usage or config error, 75 the debate is in
-use by another disputatio process (try again later), 130 interrupted.
+``disputatio QUAESTIO`` means ``disputatio run QUAESTIO``: a first word that names no command
+starts run's arguments (``_RunByDefault``). A quaestio that is exactly a command's name is given
+after ``run`` or ``--``. The flags of the releases that had no commands (``--continue "…"``,
+``--finalize``, ``--resume``, ``--verify``, ``--doctor``, ``--init``) stay hidden options of
+``run`` that select the command of the same name, checked as they always were, so scripts keep
+working. The exit codes and the errors they stand for are in ``outcome``; the use cases are
+imported only once a command runs, so ``--help`` and completion stay fast.
 """
 
 from __future__ import annotations
@@ -11,15 +15,45 @@ import math
 import os
 import signal
 import sys
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from disputatio import __version__
 
-cli = typer.Typer(add_completion=False, rich_markup_mode=None,
-                  context_settings={"help_option_names": ["-h", "--help"]})
+DEFAULT = "run"
+FENCES = ("auto", "require", "off")
+
+
+class _RunByDefault(TyperGroup):
+    """Commands, with ``run`` as the default: any first word that is neither a command nor one
+    of the group's own options (``--help``, ``--version``, completion) begins run's arguments."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        if self._runs(ctx, args):
+            args = [DEFAULT, *args]
+        return super().parse_args(ctx, args)
+
+    def _runs(self, ctx: typer.Context, args: list[str]) -> bool:
+        if not args:   # a bare `disputatio` runs (and says what is missing); <TAB> lists commands
+            return not ctx.resilient_parsing
+        if self.get_command(ctx, args[0]) is not None:
+            return False
+        own = {o for p in self.get_params(ctx) for o in (*p.opts, *p.secondary_opts)}
+        return args[0].split("=", 1)[0] not in own
+
+
+cli = typer.Typer(
+    cls=_RunByDefault, rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Run structured debates between coding-agent CLIs. Without a command, run is meant: "
+         "disputatio \"QUESTION\" [OPTIONS] starts a debate.",
+    epilog="A quaestio that is exactly a command's name: disputatio run verify (or "
+           "disputatio -- verify). The flags --continue \"ANSWERS\", --finalize, --resume, "
+           "--verify, --doctor and --init still work in place of the command of the same name.")
 
 
 def _version(value: bool) -> None:
@@ -35,164 +69,322 @@ def _finite(value: float | None) -> float | None:
     return value
 
 
-@cli.command(help="Run a structured debate between coding-agent CLIs and print the path of "
-                  "the deliverable (final-report.md, else respondeo.md, else debate.md).")
-def main_command(
-    quaestio: Annotated[str | None, typer.Argument(
-        help="The question to debate, e.g. \"Review the changes in this branch\".",
-        show_default=False)] = None,
-    file: Annotated[Path | None, typer.Option(
-        "--file", help="Read the quaestio from this file.", show_default=False)] = None,
-    config_path: Annotated[Path | None, typer.Option(
-        "--config", help="Lineup YAML (default: the user config, else claude + codex).",
-        show_default=False)] = None,
-    repo: Annotated[str | None, typer.Option(
-        "--repo", help="Give every agent its own checkout of this git repository.",
-        show_default=False)] = None,
-    include_uncommitted: Annotated[bool, typer.Option(
-        "--include-uncommitted", help="Snapshot HEAD plus the working tree's changes.")] = False,
-    rounds: Annotated[int | None, typer.Option(
-        "--rounds", min=0, help="Reaction rounds after the proposals (0 allowed).",
-        show_default=False)] = None,
-    timeout: Annotated[float | None, typer.Option(
-        "--timeout", min=0.01, callback=_finite,
-        help="Per-turn timeout in minutes (fractions allowed), for entries without their own.",
-        show_default=False)] = None,
-    budget: Annotated[float | None, typer.Option(
-        "--budget", min=0.01, callback=_finite,
-        help="Spend cap in USD for the judge and the synthesizer "
-        "(where the CLI supports one).", show_default=False)] = None,
-    max_parallel: Annotated[int | None, typer.Option(
-        "--max-parallel", min=1, help="Agents running at once (default: no limit); the rest "
-        "wait for a free slot.", show_default=False)] = None,
-    demo: Annotated[bool, typer.Option(
-        "--demo", help="Run with the built-in simulated lineup: no accounts, no model.")] = False,
-    continue_answers: Annotated[str | None, typer.Option(
-        "--continue", help="Answer the judge's questions and let it rule again.",
-        show_default=False)] = None,
-    finalize: Annotated[bool, typer.Option(
-        "--finalize", help="Re-draft final-report.md from a resolved debate.")] = False,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="Finish a debate that crashed or was interrupted.")] = False,
-    verify: Annotated[bool, typer.Option(
-        "--verify", help="Re-hash the ledger and name the first broken event.")] = False,
+# --- options, declared once for every command that takes them -----------------------------
+Quaestio = Annotated[str | None, typer.Argument(
+    help="The question to debate, e.g. \"Review the changes in this branch\".",
+    show_default=False)]
+File = Annotated[Path | None, typer.Option(
+    "--file", help="Read the quaestio from this file.", show_default=False)]
+ConfigPath = Annotated[Path | None, typer.Option(
+    "--config", help="Lineup YAML (default: the user config, else claude + codex).",
+    show_default=False)]
+Repo = Annotated[str | None, typer.Option(
+    "--repo", help="Give every agent its own checkout of this git repository.",
+    show_default=False)]
+Uncommitted = Annotated[bool, typer.Option(
+    "--include-uncommitted", help="Snapshot HEAD plus the working tree's changes.")]
+Rounds = Annotated[int | None, typer.Option(
+    "--rounds", min=0, help="Reaction rounds after the proposals (0 allowed).",
+    show_default=False)]
+Timeout = Annotated[float | None, typer.Option(
+    "--timeout", min=0.01, callback=_finite,
+    help="Per-turn timeout in minutes (fractions allowed), for entries without their own.",
+    show_default=False)]
+Budget = Annotated[float | None, typer.Option(
+    "--budget", min=0.01, callback=_finite,
+    help="Spend cap in USD for the judge and the synthesizer (where the CLI supports one).",
+    show_default=False)]
+MaxParallel = Annotated[int | None, typer.Option(
+    "--max-parallel", min=1, help="Agents running at once (default: no limit); the rest "
+    "wait for a free slot.", show_default=False)]
+Demo = Annotated[bool, typer.Option(
+    "--demo", help="Use the built-in simulated lineup: no accounts, no model.")]
+Protocol = Annotated[str | None, typer.Option(
+    "--protocol", help="The protocol the debate follows (see disputatio protocols; default: "
+    "disputatio).", show_default=False)]
+Signers = Annotated[Path | None, typer.Option(
+    "--allowed-signers", help="Also prove that a key in this file (ssh-keygen "
+    "allowed-signers format) signed the ledger's head.", show_default=False)]
+Sign = Annotated[bool, typer.Option(
+    "--sign", help="Sign the ledger's head with your SSH key after the command (the key "
+    "git signs with, else ~/.ssh/id_ed25519).")]
+Fence = Annotated[str | None, typer.Option(
+    "--fence", help="The write fence around every agent: auto (when this machine has one), "
+    "require (refuse to run without it) or off.", show_default=False)]
+DebateDir = Annotated[Path | None, typer.Option(
+    "--debate", help="The debate folder (default: the newest under ./.debate).",
+    show_default=False)]
+Force = Annotated[bool, typer.Option(
+    "--force", help="Overwrite the config without a backup.")]
+Quiet = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="No progress on stderr; warnings and errors only.")]
+Version = Annotated[bool, typer.Option(
+    "--version", callback=_version, is_eager=True, help="Print the version and exit.")]
+
+
+def _alias(flag: str, help: str, kind: type = bool):
+    """A flag of the releases without commands: accepted by run, not shown in its help."""
+    return Annotated[kind | None if kind is str else kind,
+                     typer.Option(flag, hidden=True, help=help, show_default=False)]
+
+
+@dataclass
+class _Asked:
+    """Everything one command line asked for, whichever spelling it used."""
+
+    quaestio: str | None = None
+    file: Path | None = None
+    config_path: Path | None = None
+    repo: str | None = None
+    include_uncommitted: bool = False
+    rounds: int | None = None
+    budget: float | None = None
+    demo: bool = False
+    max_parallel: int | None = None
+    debate: Path | None = None
+    force: bool = False
+    timeout: float | None = None
+    sign: bool = False
+    fence: str | None = None
+    allowed_signers: Path | None = None
+    protocol: str | None = None
+    answers: str | None = None
+    quiet: bool = False
+
+
+# --- commands -------------------------------------------------------------------------------
+
+@cli.callback()
+def _root(version: Version = False) -> None:
+    pass
+
+
+@cli.command("run", help="Run a structured debate between coding-agent CLIs and print the "
+             "path of the deliverable (final-report.md, else respondeo.md, else debate.md).")
+def run_command(
+    quaestio: Quaestio = None, file: File = None, config_path: ConfigPath = None,
+    repo: Repo = None, include_uncommitted: Uncommitted = False, rounds: Rounds = None,
+    timeout: Timeout = None, budget: Budget = None, max_parallel: MaxParallel = None,
+    demo: Demo = False, protocol: Protocol = None, sign: Sign = False, fence: Fence = None,
+    quiet: Quiet = False,
+    continue_answers: _alias("--continue", "= disputatio continue ANSWERS", str) = None,
+    finalize: _alias("--finalize", "= disputatio finalize") = False,
+    resume: _alias("--resume", "= disputatio resume") = False,
+    verify: _alias("--verify", "= disputatio verify") = False,
+    doctor: _alias("--doctor", "= disputatio doctor") = False,
+    init: _alias("--init", "= disputatio init") = False,
     allowed_signers: Annotated[Path | None, typer.Option(
-        "--allowed-signers", help="With --verify: also prove that a key in this file (ssh-keygen "
-        "allowed-signers format) signed the ledger's head.", show_default=False)] = None,
-    sign: Annotated[bool, typer.Option(
-        "--sign", help="Sign the ledger's head with your SSH key after the command (the key "
-        "git signs with, else ~/.ssh/id_ed25519).")] = False,
-    fence: Annotated[str | None, typer.Option(
-        "--fence", help="The write fence around every agent: auto (when this machine has one), "
-        "require (refuse to run without it) or off.", show_default=False)] = None,
+        "--allowed-signers", hidden=True, show_default=False)] = None,
     debate: Annotated[Path | None, typer.Option(
-        "--debate", help="The debate folder for --continue/--finalize/--resume/--verify "
-        "(default: the newest under ./.debate).", show_default=False)] = None,
-    doctor: Annotated[bool, typer.Option(
-        "--doctor", help="Check every CLI in the lineup with a short canary turn.")] = False,
-    init: Annotated[bool, typer.Option(
-        "--init", help="Find the installed CLIs and write a working user config.")] = False,
-    force: Annotated[bool, typer.Option(
-        "--force", help="With --init: overwrite the config without a backup.")] = False,
-    quiet: Annotated[bool, typer.Option(
-        "--quiet", "-q", help="No progress on stderr; warnings and errors only.")] = False,
+        "--debate", hidden=True, show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", hidden=True)] = False,
     version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
+        "--version", callback=_version, is_eager=True, hidden=True)] = False,
 ) -> None:
-    from disputatio import app, config
-    from disputatio.workspace import WorkspaceError
+    asked = _Asked(quaestio=quaestio, file=file, config_path=config_path, repo=repo,
+                   include_uncommitted=include_uncommitted, rounds=rounds, budget=budget,
+                   demo=demo, max_parallel=max_parallel, debate=debate, force=force,
+                   timeout=timeout, sign=sign, fence=fence, allowed_signers=allowed_signers,
+                   protocol=protocol, answers=continue_answers, quiet=quiet)
+    _act(DEFAULT, asked, aliases={"--continue": continue_answers is not None,
+                                  "--finalize": finalize, "--resume": resume,
+                                  "--verify": verify, "--doctor": doctor, "--init": init})
+
+
+@cli.command("continue", help="Answer the judge's questions; it rules again and, once "
+             "resolved, the report is drafted.")
+def continue_command(
+    answers: Annotated[str, typer.Argument(help="Your answers to the judge's questions.",
+                                           show_default=False)],
+    debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
+    fence: Fence = None, quiet: Quiet = False,
+) -> None:
+    _act("continue", _Asked(answers=answers, debate=debate, timeout=timeout, sign=sign,
+                            fence=fence, quiet=quiet))
+
+
+@cli.command("finalize", help="Re-draft final-report.md from a resolved debate.")
+def finalize_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
+                     fence: Fence = None, quiet: Quiet = False) -> None:
+    _act("finalize", _Asked(debate=debate, timeout=timeout, sign=sign, fence=fence,
+                            quiet=quiet))
+
+
+@cli.command("resume", help="Finish a debate that crashed, was interrupted or stopped on a "
+             "failure: only the unfinished and failed turns run again.")
+def resume_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
+                   fence: Fence = None, quiet: Quiet = False) -> None:
+    _act("resume", _Asked(debate=debate, timeout=timeout, sign=sign, fence=fence,
+                          quiet=quiet))
+
+
+@cli.command("verify", help="Re-hash the ledger and name the first broken event.")
+def verify_command(debate: DebateDir = None, allowed_signers: Signers = None) -> None:
+    _act("verify", _Asked(debate=debate, allowed_signers=allowed_signers))
+
+
+@cli.command("doctor", help="Check every CLI of the lineup with a short canary turn.")
+def doctor_command(config_path: ConfigPath = None, demo: Demo = False,
+                   timeout: Timeout = None, fence: Fence = None) -> None:
+    _act("doctor", _Asked(config_path=config_path, demo=demo, timeout=timeout, fence=fence))
+
+
+@cli.command("init", help="Find the installed CLIs, check each, and write a working user "
+             "config.")
+def init_command(force: Force = False, timeout: Timeout = None) -> None:
+    _act("init", _Asked(force=force, timeout=timeout))
+
+
+@cli.command("protocols", help="List the protocols a debate can follow, one line each.")
+def protocols_command() -> None:
+    _act("protocols", _Asked())
+
+
+# --- from a command to its use case -----------------------------------------------------------
+
+def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) -> None:
+    """Run one command and exit with its code; ``aliases`` are the old flags run was given,
+    which choose the command instead."""
+    from disputatio import outcome
 
     try:
-        actions = [n for n, on in (("--continue", continue_answers is not None),
-                                   ("--finalize", finalize), ("--resume", resume),
-                                   ("--verify", verify), ("--doctor", doctor),
-                                   ("--init", init)) if on]
-        if len(actions) > 1:
-            raise app.UsageError(f"choose one of {', '.join(actions)}")
-        given = {"a quaestio": quaestio is not None, "--file": file is not None,
-                 "--config": config_path is not None, "--repo": repo is not None,
-                 "--include-uncommitted": include_uncommitted, "--rounds": rounds is not None,
-                 "--budget": budget is not None, "--demo": demo,
-                 "--max-parallel": max_parallel is not None,
-                 "--debate": debate is not None, "--force": force,
-                 "--timeout": timeout is not None, "--sign": sign,
-                 "--fence": fence is not None,
-                 "--allowed-signers": allowed_signers is not None}
-        allowed = {  # what each action can use; anything else given would be silently ignored
-            None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
-                   "--max-parallel",
-                   "--rounds", "--budget", "--demo", "--timeout", "--sign", "--fence"},
-            "--continue": {"--debate", "--timeout", "--sign", "--fence"},
-            "--finalize": {"--debate", "--timeout", "--sign", "--fence"},
-            "--resume": {"--debate", "--timeout", "--sign", "--fence"},
-            "--verify": {"--debate", "--allowed-signers"},
-            "--doctor": {"--config", "--demo", "--timeout", "--fence"},
-            "--init": {"--force", "--timeout"},
-        }[actions[0] if actions else None]
-        extra = [name for name, on in given.items() if on and name not in allowed]
-        if extra:
-            what = actions[0] if actions else "a new debate"
-            raise app.UsageError(f"{', '.join(extra)} cannot be used with {what}")
-        if fence is not None and fence not in ("auto", "require", "off"):
-            raise app.UsageError(f"--fence must be auto, require or off, not {fence!r}")
-        if demo and config_path is not None:
-            raise app.UsageError("--demo brings its own lineup; drop --config, or drop --demo")
-        if verify:
-            outcome = app.verify(debate, allowed_signers=allowed_signers)
-        elif continue_answers is not None:
-            outcome = app.continue_(continue_answers, debate, quiet, timeout_minutes=timeout,
-                                    sign=sign, fence=fence)
-        elif finalize:
-            outcome = app.finalize(debate, quiet, timeout_minutes=timeout, sign=sign,
-                                   fence=fence)
-        elif resume:
-            outcome = app.resume(debate, quiet, timeout_minutes=timeout, sign=sign,
-                                 fence=fence)
-        elif doctor:
-            from disputatio import doctor as doc
+        if aliases is not None:
+            command = _aliased(aliases, asked)
+        if asked.fence is not None and asked.fence not in FENCES:
+            raise outcome.UsageError(f"--fence must be auto, require or off, not "
+                                     f"{asked.fence!r}")
+        if asked.demo and asked.config_path is not None:
+            raise outcome.UsageError("--demo brings its own lineup; drop --config, or drop "
+                                     "--demo")
+        result = _USE_CASES[command](asked)
+    except Exception as exc:
+        said = outcome.failure(exc)
+        if said is None:  # a bug: one line, the ledger keeps what was done
+            if os.environ.get("DISPUTATIO_DEBUG"):
+                raise
+            said = (f"internal error: {type(exc).__name__}: {exc} (set DISPUTATIO_DEBUG=1 "
+                    "for the traceback)", outcome.EXIT_FAILED)
+        _fail(*said)
+    except KeyboardInterrupt as exc:
+        _fail(*outcome.failure(exc))
+    if result.message:
+        print(result.message if result.code in (0, 130) or result.status == "verified"
+              else f"error: {result.message}", file=sys.stderr)
+    if result.path is not None:
+        print(result.path)
+    raise typer.Exit(result.code)
 
-            cfg, _ = config.load(config_path, demo=demo)
-            outcome = doc.doctor(cfg, timeout, fence)
-        elif init:
-            from disputatio import doctor as doc
 
-            outcome = doc.init(force, timeout)   # never reads the config it may replace
-        else:
-            text = _quaestio(quaestio, file, demo)
-            cfg, _ = config.load(config_path, demo=demo)
-            outcome = app.run(text, cfg, app.RunOptions(
-                rounds=rounds, repo=repo, timeout_minutes=timeout, budget_usd=budget,
-                max_parallel=max_parallel,
-                include_uncommitted=include_uncommitted or None, quiet=quiet, sign=sign,
-                fence=fence))
-    except (app.UsageError, config.ConfigError, WorkspaceError) as exc:
-        _fail(str(exc), 2)
-    except app.BrokenLedger as exc:
-        _fail(str(exc), 1)
-    except app.Busy as exc:
-        _fail(str(exc), app.EXIT_BUSY)
-    except KeyboardInterrupt:
-        _fail("interrupted", 130)
-    except OSError as exc:
-        where = f" {exc.filename}" if exc.filename else ""
-        _fail(f"cannot access{where}: {exc.strerror or exc}", 1)
-    except Exception as exc:  # a bug: one line, the ledger keeps what was done
-        if os.environ.get("DISPUTATIO_DEBUG"):
-            raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set DISPUTATIO_DEBUG=1 for the "
-              "traceback)", 1)
-    if outcome.message:
-        stream = sys.stderr
-        print(outcome.message if outcome.code in (0, 130) or outcome.status == "verified"
-              else f"error: {outcome.message}", file=stream)
-    if outcome.path is not None:
-        print(outcome.path)
-    raise typer.Exit(outcome.code)
+# what each old flag may be combined with; anything else given would be silently ignored
+_ALLOWED = {
+    None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
+           "--max-parallel", "--rounds", "--budget", "--demo", "--protocol", "--timeout",
+           "--sign", "--fence"},
+    "--continue": {"--debate", "--timeout", "--sign", "--fence"},
+    "--finalize": {"--debate", "--timeout", "--sign", "--fence"},
+    "--resume": {"--debate", "--timeout", "--sign", "--fence"},
+    "--verify": {"--debate", "--allowed-signers"},
+    "--doctor": {"--config", "--demo", "--timeout", "--fence"},
+    "--init": {"--force", "--timeout"},
+}
+_FLAG_OF = {"quaestio": "a quaestio", "config_path": "--config", "answers": None,
+            "quiet": None}
+
+
+def _aliased(aliases: dict[str, bool], asked: _Asked) -> str:
+    """The command the old flags select (none: run), refusing two of them, and refusing an
+    option that command would ignore."""
+    from disputatio.outcome import UsageError
+
+    actions = [flag for flag, on in aliases.items() if on]
+    if len(actions) > 1:
+        raise UsageError(f"choose one of {', '.join(actions)}")
+    action = actions[0] if actions else None
+    given = [_FLAG_OF.get(f.name, "--" + f.name.replace("_", "-")) for f in fields(asked)
+             if getattr(asked, f.name) is not None and getattr(asked, f.name) is not False]
+    extra = [name for name in given if name is not None and name not in _ALLOWED[action]]
+    if extra:
+        raise UsageError(f"{', '.join(extra)} cannot be used with {action or 'a new debate'}")
+    return action.removeprefix("--") if action else DEFAULT
+
+
+def _run(asked: _Asked):
+    from disputatio import app, config, protocols
+    from disputatio.outcome import UsageError
+
+    if asked.protocol is not None and asked.protocol not in protocols.KNOWN:
+        raise UsageError(f"no protocol named {asked.protocol!r}; the protocols are "
+                             f"{', '.join(protocols.KNOWN)} (see disputatio protocols)")
+    text = _quaestio(asked.quaestio, asked.file, asked.demo)
+    cfg, _ = config.load(asked.config_path, demo=asked.demo)
+    return app.run(text, cfg, app.RunOptions(
+        rounds=asked.rounds, repo=asked.repo, timeout_minutes=asked.timeout,
+        budget_usd=asked.budget, max_parallel=asked.max_parallel,
+        include_uncommitted=asked.include_uncommitted or None, quiet=asked.quiet,
+        sign=asked.sign, fence=asked.fence), protocol=asked.protocol or "disputatio")
+
+
+def _carry_on(command: str):
+    """continue, finalize or resume: the debate's loop, started again on its ledger."""
+    def use_case(asked: _Asked):
+        from disputatio import app
+
+        how = {"timeout_minutes": asked.timeout, "sign": asked.sign, "fence": asked.fence}
+        if command == "continue":
+            return app.continue_(asked.answers or "", asked.debate, asked.quiet, **how)
+        return (app.finalize if command == "finalize" else app.resume)(
+            asked.debate, asked.quiet, **how)
+    return use_case
+
+
+def _verify(asked: _Asked):
+    from disputatio import app
+
+    return app.verify(asked.debate, allowed_signers=asked.allowed_signers)
+
+
+def _doctor(asked: _Asked):
+    from disputatio import app, config, doctor
+
+    cfg, _ = config.load(asked.config_path, demo=asked.demo)
+    fence = app.choose_fence(asked.fence or cfg.fence)
+    checkup = doctor.doctor(cfg, asked.timeout, fence, notice=_say)
+    _say(checkup.lines())
+    return checkup.outcome
+
+
+def _init(asked: _Asked):
+    from disputatio import app, doctor
+
+    fence = app.choose_fence(None)   # never reads the config it may replace
+    checkup = doctor.init(asked.force, asked.timeout, fence, notice=_say)
+    _say(checkup.lines())
+    return checkup.outcome
+
+
+def _protocols(asked: _Asked):
+    from disputatio import protocols
+    from disputatio.outcome import EXIT_OK, Outcome
+
+    width = max(map(len, protocols.KNOWN))
+    for name in protocols.KNOWN:
+        summary = (protocols.get(name).__doc__ or "").strip().splitlines()
+        print(f"{name:<{width}}  {summary[0] if summary else ''}".rstrip())
+    return Outcome(EXIT_OK, None, "listed")
+
+
+def _say(lines: list[str]) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+_USE_CASES = {"run": _run, "continue": _carry_on("continue"), "finalize": _carry_on("finalize"),
+              "resume": _carry_on("resume"), "verify": _verify, "doctor": _doctor,
+              "init": _init, "protocols": _protocols}
 
 
 def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:
-    from disputatio.app import UsageError
+    from disputatio.outcome import UsageError
 
     if file is not None:
         if quaestio:
@@ -243,8 +435,7 @@ def main() -> None:
                 raise
             said = f"internal error: {type(exc).__name__}: {exc}", 1
         message, status = said
-        hint = " (see disputatio --help)" if status == 2 else ""
-        print(f"error: {message}{hint}", file=sys.stderr)
+        print(f"error: {message}{_hint(exc) if status == 2 else ''}", file=sys.stderr)
         sys.exit(status)
     finally:
         for s, h in old.items():
@@ -261,3 +452,9 @@ def _framework_error(exc: Exception) -> tuple[str, int] | None:
     if isinstance(status, int) and callable(fmt):
         return str(fmt()), status
     return None
+
+
+def _hint(exc: Exception) -> str:
+    """Where the options of the command that refused the line are listed."""
+    where = getattr(getattr(exc, "ctx", None), "command_path", None) or "disputatio"
+    return f" (see {where} --help)"

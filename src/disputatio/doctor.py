@@ -1,7 +1,10 @@
-"""``--doctor`` and ``--init``: prove each CLI can really take a turn before tokens are spent.
+"""``doctor`` and ``init``: prove each CLI can really take a turn before tokens are spent.
 
 A canary is a real, short turn through the same adapter and transport a debate uses, so a CLI
-that answers ``--version`` but is not logged in (or is a stale shim) is caught here.
+that answers ``--version`` but is not logged in (or is a stale shim) is caught here. Both use
+cases print nothing: they return what they found (a ``Checkup``, with the lines that say it)
+and hand a face the lines to show before the canaries run, which can take up to the timeout.
+The caller chooses the write fence first (``app.choose_fence``), as for a debate.
 """
 
 from __future__ import annotations
@@ -11,13 +14,13 @@ import os
 import re
 import shutil
 import signal
-import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from disputatio.adapters import transport
 from disputatio.adapters.base import INTERRUPTED, Invocation, TurnRequest, TurnResult
 from disputatio.config import DebateConfig, Participant, user_config_path
 from disputatio.engine import participant_bin, probe_version
+from disputatio.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
 from disputatio.workspace import agent_env
 
 CANARY = "This is a connectivity check. Reply with the single word OK and nothing else."
@@ -67,6 +71,25 @@ class Health:
             return (f"{self.participant.display}: installed {self.version}, tested with "
                     f"{tested}; if turns fail to parse, this is why")
         return None
+
+
+@dataclass
+class Checkup:
+    """What ``doctor`` or ``init`` found: a Health per CLI that answered (in lineup order;
+    Ctrl-C leaves out the canaries it ended), warnings, and how the command ends."""
+
+    outcome: Outcome
+    healths: list[Health]
+    warnings: list[str] = field(default_factory=list)
+    backup: Path | None = None   # init: where the config it replaced was moved
+
+    def lines(self) -> list[str]:
+        """What was found, as the user reads it (the outcome's message aside)."""
+        return [*(h.line() for h in self.healths), *(f"warning: {w}" for w in self.warnings),
+                *([f"backed up the previous config to {self.backup}"] if self.backup else [])]
+
+
+Notice = Callable[[list[str]], None]   # lines to show before the canaries run
 
 
 def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
@@ -165,29 +188,31 @@ def _interruptible():
             signal.signal(s, h)
 
 
-def doctor(cfg: DebateConfig, timeout_minutes: float | None, fence: str | None = None):
-    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, choose_fence
+def _ignore(lines: list[str]) -> None:
+    return None
 
-    choose_fence(fence or cfg.fence)
 
+def doctor(cfg: DebateConfig, timeout_minutes: float | None, fence: fencing.Fence,
+           notice: Notice = _ignore) -> Checkup:
+    """A canary per CLI of the lineup (a judge identical to a debater is checked once), under
+    ``fence``; exit 0 only when every one is healthy."""
     seats = [*cfg.participants, cfg.judge, cfg.synthesizer]  # a lineup may have no judge
     people = _unique([p for p in seats if p is not None])
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
-    print(f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s; "
-          f"{_fence_words()})…", file=sys.stderr)
+    words = f"write fence: {fence.mechanism}" if fence.on else f"no write fence: {fence.reason}"
+    notice([f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s; {words})…"])
     healths, stopped = check_all(people, timeout_s)
-    for h in healths:
-        print(h.line(), file=sys.stderr)
     if stopped:
-        return Outcome(EXIT_INTERRUPTED, None, "interrupted",
-                       f"interrupted: {len(healths)} of {len(people)} CLIs checked")
-    for h in healths:
-        if (d := h.drift()):
-            print(f"warning: {d}", file=sys.stderr)
+        return Checkup(Outcome(EXIT_INTERRUPTED, None, "interrupted",
+                               f"interrupted: {len(healths)} of {len(people)} CLIs checked"),
+                       healths)
+    drift = [d for h in healths if (d := h.drift())]
     bad = sum(not h.ok for h in healths)
     if bad:
-        return Outcome(EXIT_FAILED, None, "unhealthy", f"{bad} of {len(healths)} CLIs failed")
-    return Outcome(EXIT_OK, None, "healthy", f"all {len(healths)} CLIs healthy")
+        return Checkup(Outcome(EXIT_FAILED, None, "unhealthy",
+                               f"{bad} of {len(healths)} CLIs failed"), healths, drift)
+    return Checkup(Outcome(EXIT_OK, None, "healthy", f"all {len(healths)} CLIs healthy"),
+                   healths, drift)
 
 
 def find_binary(adapter_name: str) -> str | None:
@@ -203,41 +228,34 @@ def find_binary(adapter_name: str) -> str | None:
     return None
 
 
-def _fence_words() -> str:
-    f = transport.current_fence()
-    return f"write fence: {f.mechanism}" if f.on else f"no write fence: {f.reason}"
-
-
-def init(force: bool, timeout_minutes: float | None):
-    from disputatio.app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome, choose_fence
-
-    choose_fence(None)
-
+def init(force: bool, timeout_minutes: float | None, fence: fencing.Fence,
+         notice: Notice = _ignore) -> Checkup:
+    """Find the CLIs, canary each under ``fence`` and write the user config from the ones that
+    work (never reading the config it may replace); nothing is written unless two work."""
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
-    candidates = []
+    candidates, missing = [], []
     for name in (a.name for a in adapters.agents(tested=True)):  # the CLIs proven here
         binary = find_binary(name)
         if binary is None:
-            print(f"✗ {name}: not found on PATH or in the usual install dirs", file=sys.stderr)
+            missing.append(name)
             continue
         on_path = shutil.which(adapters.get(name).default_bin) == binary
         candidates.append(Participant(adapter=name, bin=None if on_path else binary))
+    notice([f"✗ {name}: not found on PATH or in the usual install dirs" for name in missing])
     healths, stopped = check_all(candidates, timeout_s) if candidates else ([], False)
-    for h in healths:
-        print(h.line(), file=sys.stderr)
     if stopped:
-        return Outcome(EXIT_INTERRUPTED, None, "interrupted", "interrupted; nothing was written")
+        return Checkup(Outcome(EXIT_INTERRUPTED, None, "interrupted",
+                               "interrupted; nothing was written"), healths)
     working = [h.participant for h in healths if h.ok]
     if len(working) < 2:
-        return Outcome(EXIT_FAILED, None, "unhealthy",
-                       f"found {len(working)} working CLI(s); a debate needs two. "
-                       "Log in to the CLIs above (or install them) and run --init again; "
-                       "nothing was written")
+        return Checkup(Outcome(EXIT_FAILED, None, "unhealthy",
+                               f"found {len(working)} working CLI(s); a debate needs two. "
+                               "Log in to the CLIs above (or install them) and run --init "
+                               "again; nothing was written"), healths)
     path = user_config_path()
     # a fence proven around every CLI here is required from now on: losing it later (bwrap
     # removed, user namespaces turned off) then stops a debate instead of weakening it
-    held = transport.current_fence().on and all(h.fence == FENCE_HOLDS for h in healths
-                                                 if h.ok)
+    held = fence.on and all(h.fence == FENCE_HOLDS for h in healths if h.ok)
     data = {
         "rounds": 1, "timeout_minutes": 10, "fence": "require" if held else "auto",
         "participants": [p.model_dump(exclude_none=True, exclude_defaults=True)
@@ -247,6 +265,7 @@ def init(force: bool, timeout_minutes: float | None):
     }
     DebateConfig.model_validate(data)
     path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
     if path.exists() and not force:
         stamp = f"config.yaml.bak-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
         backup = path.with_name(stamp)
@@ -255,12 +274,12 @@ def init(force: bool, timeout_minutes: float | None):
             n += 1
             backup = path.with_name(f"{stamp}-{n}")
         path.replace(backup)
-        print(f"backed up the previous config to {backup}", file=sys.stderr)
     header = ("# written by `disputatio --init`: every CLI below answered a canary turn.\n"
               "# Every key is documented in examples/debate.yaml.\n")
     path.write_text(header + yaml.safe_dump(data, sort_keys=False))
-    return Outcome(EXIT_OK, path, "written",
-                   f"wrote a lineup of {len(working)} CLIs, judge {working[0].adapter}")
+    return Checkup(Outcome(EXIT_OK, path, "written",
+                           f"wrote a lineup of {len(working)} CLIs, judge {working[0].adapter}"),
+                   healths, backup=backup)
 
 
 def _unique(people: list[Participant]) -> list[Participant]:
