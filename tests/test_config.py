@@ -283,3 +283,12 @@ def test_names_and_models_with_control_characters_are_refused(key, value):
 def test_names_with_spaces_slashes_and_non_ascii_still_load():
     cfg = parse_text(TWO.replace("codex\n", "codex\n    name: 'x/y z--ü ☃'\n"), "lineup.yaml")
     assert cfg.participants[1].display == "x/y z--ü ☃"
+
+
+def test_an_unrunnable_bin_is_not_hidden_by_an_error_further_down(tmp_path):
+    """The bin check needs no valid file: a directory named on line 4 is reported before an
+    unknown key on line 5, and after one on line 1."""
+    text = TWO.replace("codex\n", f"codex\n    bin: {tmp_path}\n")
+    assert err(text + "rondus: 2\n") == \
+        f"lineup.yaml:4: participants.1.bin: '{tmp_path}' is a directory"
+    assert err("rondus: 2\n" + text).startswith("lineup.yaml:1: unknown key 'rondus'")

@@ -242,10 +242,11 @@ def parse_text(text: str, where: str) -> DebateConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1: expected a mapping of settings at the top level")
     data = _normalise_keys(data)
+    problems = sorted(_unrunnable(data, lines))   # needs no valid file, so it is ordered too
     try:
         cfg = DebateConfig.model_validate(data)
     except ValidationError as exc:
-        found = []
+        found = [(False, line, what) for line, what in problems]
         for err in exc.errors():
             located = (err.get("ctx") or {}).get("error")
             loc = located.loc if isinstance(located, _At) else tuple(err["loc"])
@@ -254,24 +255,28 @@ def parse_text(text: str, where: str) -> DebateConfig:
                           _describe(err, loc)))
         _, line, what = min(found, key=lambda f: f[:2])   # the first of equal lines wins
         raise ConfigError(f"{where}:{line}: {what}") from None
-    problems = sorted(_unrunnable(cfg, lines))
     if problems:
         line, what = problems[0]
         raise ConfigError(f"{where}:{line}: {what}")
     return cfg
 
 
-def _unrunnable(cfg: DebateConfig, lines: dict[tuple, int]) -> list[tuple[int, str]]:
+def _unrunnable(data: dict, lines: dict[tuple, int]) -> list[tuple[int, str]]:
     """A ``bin`` (or a command's ``argv[0]``) that exists but cannot be run: say so here, with
     its line, rather than later as "not installed". A path that does not exist is left to the
-    preflight, which also covers the CLIs found on PATH."""
-    entries = [(("participants", i), p) for i, p in enumerate(cfg.participants)]
-    entries += [((role,), p) for role, p in (("judge", cfg.judge),
-                                             ("synthesizer", cfg.synthesizer)) if p is not None]
+    preflight, which also covers the CLIs found on PATH. Reads the raw mapping, so that it
+    also runs when something else in the file is wrong."""
+    people = data.get("participants")
+    entries = [(("participants", i), p) for i, p in enumerate(people)] \
+        if isinstance(people, list) else []
+    entries += [((role,), data.get(role)) for role in ("judge", "synthesizer")]
     out = []
     for at, p in entries:
-        key, path = (("bin",), p.bin) if p.bin else (("argv", 0), (p.argv or [""])[0])
-        if "/" not in path:
+        if not isinstance(p, dict):
+            continue
+        argv = p.get("argv") if isinstance(p.get("argv"), list) else [""]
+        key, path = (("bin",), p["bin"]) if p.get("bin") else (("argv", 0), (argv or [""])[0])
+        if not isinstance(path, str) or "/" not in path:
             continue
         target = Path(path).expanduser()
         what = "is a directory" if target.is_dir() else "is not executable" \
