@@ -98,7 +98,11 @@ def test_nonzero_exit_is_api_error_with_the_last_stderr_line(tmp_path):
     assert r.failure == API_ERROR and r.message == "fatal: model overloaded"
 
 
-@pytest.mark.parametrize("stdout, output", [("\n", "text"), ('{"a": null}', "json")])
+@pytest.mark.parametrize("stdout, output", [
+    ("\n", "text"), ('{"a": null}', "json"),
+    # nothing is left once control sequences are stripped, as they are before the ledger
+    ("\x1b]0;title\x07\x1b[2J\x00\r\n", "text"), ('{"a": "\\u001b[2J\\u0000"}', "json"),
+])
 def test_empty_answer(tmp_path, stdout, output):
     r = parse(tmp_path, req(["c"], output=output, answer_path="a"), stdout)
     assert r.failure == EMPTY

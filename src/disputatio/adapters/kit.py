@@ -38,6 +38,7 @@ from disputatio.adapters.base import (
     signal_failure,
 )
 from disputatio.adapters.fence import StateDir
+from disputatio.text import sanitize
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Words the CLIs use when credentials are missing or refused (401/403 are matched separately).
@@ -103,9 +104,10 @@ def failure(message: str, status: int | None = None, **extra: Any) -> TurnResult
 
 
 def answer(text: object, name: str, **extra: Any) -> TurnResult:
-    """A success, unless the answer is blank: then ``empty`` (keeping cost and tokens)."""
+    """A success, unless the answer is blank: then ``empty`` (keeping cost and tokens). Blank
+    as the ledger will keep it, with control sequences stripped."""
     text = str(text or "").strip()
-    if not text:
+    if not sanitize(text).strip():
         return TurnResult.failed(EMPTY, f"{name} finished but its answer is empty", **extra)
     return TurnResult(ok=True, text=text, **extra)
 
