@@ -32,12 +32,12 @@ class _RunByDefault(TyperGroup):
     """Commands, with ``run`` as the default: any first word that is neither a command nor one
     of the group's own options (``--help``, ``--version``, completion) begins run's arguments."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
         if self._runs(ctx, args):
             args = [DEFAULT, *args]
         return super().parse_args(ctx, args)
 
-    def _runs(self, ctx: typer.Context, args: list[str]) -> bool:
+    def _runs(self, ctx, args: list[str]) -> bool:
         if not args:   # a bare `disputatio` runs (and says what is missing); <TAB> lists commands
             return not ctx.resilient_parsing
         if self.get_command(ctx, args[0]) is not None:
@@ -122,12 +122,6 @@ Version = Annotated[bool, typer.Option(
     "--version", callback=_version, is_eager=True, help="Print the version and exit.")]
 
 
-def _alias(flag: str, help: str, kind: type = bool):
-    """A flag of the releases without commands: accepted by run, not shown in its help."""
-    return Annotated[kind | None if kind is str else kind,
-                     typer.Option(flag, hidden=True, help=help, show_default=False)]
-
-
 @dataclass
 class _Asked:
     """Everything one command line asked for, whichever spelling it used."""
@@ -159,7 +153,8 @@ def _root(version: Version = False) -> None:
     pass
 
 
-@cli.command("run", help="Run a structured debate between coding-agent CLIs and print the "
+@cli.command("run", short_help="Start a debate (the default command).",
+             help="Run a structured debate between coding-agent CLIs and print the "
              "path of the deliverable (final-report.md, else respondeo.md, else debate.md).")
 def run_command(
     quaestio: Quaestio = None, file: File = None, config_path: ConfigPath = None,
@@ -167,19 +162,18 @@ def run_command(
     timeout: Timeout = None, budget: Budget = None, max_parallel: MaxParallel = None,
     demo: Demo = False, protocol: Protocol = None, sign: Sign = False, fence: Fence = None,
     quiet: Quiet = False,
-    continue_answers: _alias("--continue", "= disputatio continue ANSWERS", str) = None,
-    finalize: _alias("--finalize", "= disputatio finalize") = False,
-    resume: _alias("--resume", "= disputatio resume") = False,
-    verify: _alias("--verify", "= disputatio verify") = False,
-    doctor: _alias("--doctor", "= disputatio doctor") = False,
-    init: _alias("--init", "= disputatio init") = False,
-    allowed_signers: Annotated[Path | None, typer.Option(
-        "--allowed-signers", hidden=True, show_default=False)] = None,
-    debate: Annotated[Path | None, typer.Option(
-        "--debate", hidden=True, show_default=False)] = None,
+    # the flags of the releases without commands: accepted, not shown in run's help
+    continue_answers: Annotated[str | None, typer.Option("--continue", hidden=True)] = None,
+    finalize: Annotated[bool, typer.Option("--finalize", hidden=True)] = False,
+    resume: Annotated[bool, typer.Option("--resume", hidden=True)] = False,
+    verify: Annotated[bool, typer.Option("--verify", hidden=True)] = False,
+    doctor: Annotated[bool, typer.Option("--doctor", hidden=True)] = False,
+    init: Annotated[bool, typer.Option("--init", hidden=True)] = False,
+    allowed_signers: Annotated[Path | None, typer.Option("--allowed-signers", hidden=True)] = None,
+    debate: Annotated[Path | None, typer.Option("--debate", hidden=True)] = None,
     force: Annotated[bool, typer.Option("--force", hidden=True)] = False,
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, hidden=True)] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          hidden=True)] = False,
 ) -> None:
     asked = _Asked(quaestio=quaestio, file=file, config_path=config_path, repo=repo,
                    include_uncommitted=include_uncommitted, rounds=rounds, budget=budget,
@@ -191,7 +185,8 @@ def run_command(
                                   "--verify": verify, "--doctor": doctor, "--init": init})
 
 
-@cli.command("continue", help="Answer the judge's questions; it rules again and, once "
+@cli.command("continue", short_help="Answer the judge's questions; it rules again.",
+             help="Answer the judge's questions; it rules again and, once "
              "resolved, the report is drafted.")
 def continue_command(
     answers: Annotated[str, typer.Argument(help="Your answers to the judge's questions.",
@@ -210,7 +205,8 @@ def finalize_command(debate: DebateDir = None, timeout: Timeout = None, sign: Si
                             quiet=quiet))
 
 
-@cli.command("resume", help="Finish a debate that crashed, was interrupted or stopped on a "
+@cli.command("resume", short_help="Finish a debate that crashed or was interrupted.",
+             help="Finish a debate that crashed, was interrupted or stopped on a "
              "failure: only the unfinished and failed turns run again.")
 def resume_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
                    fence: Fence = None, quiet: Quiet = False) -> None:
@@ -229,8 +225,9 @@ def doctor_command(config_path: ConfigPath = None, demo: Demo = False,
     _act("doctor", _Asked(config_path=config_path, demo=demo, timeout=timeout, fence=fence))
 
 
-@cli.command("init", help="Find the installed CLIs, check each, and write a working user "
-             "config.")
+@cli.command("init", short_help="Find the CLIs, check each, write a user config.",
+             help="Find the installed CLIs, check each, and write a working user config (an "
+             "existing one is backed up unless --force).")
 def init_command(force: Force = False, timeout: Timeout = None) -> None:
     _act("init", _Asked(force=force, timeout=timeout))
 
@@ -257,7 +254,7 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
             raise outcome.UsageError("--demo brings its own lineup; drop --config, or drop "
                                      "--demo")
         result = _USE_CASES[command](asked)
-    except Exception as exc:
+    except (Exception, KeyboardInterrupt) as exc:
         said = outcome.failure(exc)
         if said is None:  # a bug: one line, the ledger keeps what was done
             if os.environ.get("DISPUTATIO_DEBUG"):
@@ -265,8 +262,6 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
             said = (f"internal error: {type(exc).__name__}: {exc} (set DISPUTATIO_DEBUG=1 "
                     "for the traceback)", outcome.EXIT_FAILED)
         _fail(*said)
-    except KeyboardInterrupt as exc:
-        _fail(*outcome.failure(exc))
     if result.message:
         print(result.message if result.code in (0, 130) or result.status == "verified"
               else f"error: {result.message}", file=sys.stderr)
@@ -329,11 +324,13 @@ def _carry_on(command: str):
     def use_case(asked: _Asked):
         from disputatio import app
 
-        how = {"timeout_minutes": asked.timeout, "sign": asked.sign, "fence": asked.fence}
         if command == "continue":
-            return app.continue_(asked.answers or "", asked.debate, asked.quiet, **how)
+            return app.continue_(asked.answers or "", asked.debate, asked.quiet,
+                                 timeout_minutes=asked.timeout, sign=asked.sign,
+                                 fence=asked.fence)
         return (app.finalize if command == "finalize" else app.resume)(
-            asked.debate, asked.quiet, **how)
+            asked.debate, asked.quiet, timeout_minutes=asked.timeout, sign=asked.sign,
+            fence=asked.fence)
     return use_case
 
 
