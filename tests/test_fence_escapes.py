@@ -137,3 +137,14 @@ def test_the_prompt_record_cannot_be_rewritten_through_proc_self_fd(tmp_path, en
                        "true", env, stdin=b"the prompt\n")
     assert cap.read_stdout() == "the prompt\n"
     assert (tmp_path / "raw" / "turn.stdin").read_bytes() == b"the prompt\n"
+
+
+def test_the_kernels_settings_stay_read_only(tmp_path, env):
+    """/proc/sys decides what the kernel runs as root outside every namespace (core_pattern,
+    modprobe, hotplug); sysctl writes are checked by uid, and an agent run by root keeps uid 0.
+    The value written back is the one already there."""
+    cap = sh(tmp_path, 'v=$(cat /proc/sys/kernel/core_pattern) && printf "%s\\n" "$v" '
+                       '> /proc/sys/kernel/core_pattern && echo written', env)
+    assert cap.read_stdout() == "", cap.read_stderr()
+    if os.geteuid() == 0:
+        assert "Read-only file system" in cap.read_stderr()

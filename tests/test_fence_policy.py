@@ -21,7 +21,11 @@ def test_bwrap_argv_binds_in_an_order_where_the_narrow_grant_wins():
     assert argv == [
         "/usr/bin/bwrap", "--die-with-parent", "--unshare-user", "--unshare-pid",
         "--unshare-ipc", "--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/t/priv", "/tmp",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind-try", "/proc/sys", "/proc/sys",
+        "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+        "--ro-bind-try", "/proc/irq", "/proc/irq", "--ro-bind-try", "/proc/bus", "/proc/bus",
+        "--bind", "/t/priv", "/tmp",
         "--ro-bind", "/tmp/bin", "/tmp/bin", "--bind", "/h/.claude", "/h/.claude",
         "--ro-bind", "/h/.claude/repo", "/h/.claude/repo", "--bind", "/w/ck", "/w/ck",
         "--chdir", "/w/ck", "--", "claude", "-p"]

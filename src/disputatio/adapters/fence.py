@@ -229,14 +229,23 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, private_tmp: Path,
     out = [bwrap, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
     if uid == 0:
         out += ["--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP"]
-    out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--bind", str(private_tmp), INNER_TMP]
+    out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for entry in _PROC_KERNEL:
+        out += ["--ro-bind-try", entry, entry]
+    out += ["--bind", str(private_tmp), INNER_TMP]
     for flag, paths in (("--ro-bind", readable), ("--bind", state), ("--ro-bind", protect),
                         ("--bind", writable)):
         for p in paths:
             out += [flag, str(p), str(p)]
     out += ["--chdir", str(cwd), "--", *argv]
     return out
+
+
+# The kernel's settings in the new /proc. bwrap means to cover them read-only itself but skips
+# any it finds not writable by access(2), which on some kernels is /proc/sys: then an agent whose
+# uid is 0 (the sysctl check is by uid, not capability) could set kernel.core_pattern to a
+# program the kernel runs as root, outside every namespace, on the next crash.
+_PROC_KERNEL = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 
 
 def tmp_reachable(paths: Iterable[str | Path], tmp: Path) -> list[Path]:
