@@ -292,3 +292,25 @@ def test_an_unrunnable_bin_is_not_hidden_by_an_error_further_down(tmp_path):
     assert err(text + "rondus: 2\n") == \
         f"lineup.yaml:4: participants.1.bin: '{tmp_path}' is a directory"
     assert err("rondus: 2\n" + text).startswith("lineup.yaml:1: unknown key 'rondus'")
+
+
+def test_a_config_from_a_pipe_loads_and_a_directory_is_named(tmp_path, monkeypatch):
+    """``--config <(generate-lineup)`` hands over a pipe, not a regular file; a directory
+    where the config should be is said to be one, also for the user config (which must not
+    silently fall back to the built-in lineup)."""
+    import os
+    import threading
+
+    fifo = tmp_path / "lineup.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=(GOOD,), daemon=True)
+    writer.start()
+    cfg, source = config.load(fifo)
+    writer.join()
+    assert source == str(fifo) and cfg.rounds == 2
+    with pytest.raises(ConfigError, match="is a directory"):
+        config.load(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    config.user_config_path().mkdir(parents=True)
+    with pytest.raises(ConfigError, match="is a directory"):
+        config.load(None)

@@ -213,17 +213,19 @@ def load(path: Path | None, *, demo: bool = False) -> tuple[DebateConfig, str]:
     """The lineup and where it came from ('built-in', 'demo' or a file path)."""
     if demo:
         return DebateConfig.model_validate(DEMO), "demo"
-    if path is not None:
-        if not path.is_file():
+    if path is not None:   # a pipe (--config <(...)) is read like a file
+        if not path.exists():
             raise ConfigError(f"{path}: config file not found")
         return parse_file(path), str(path)
     user = user_config_path()
-    if user.is_file():
+    if user.exists():
         return parse_file(user), str(user)
     return DebateConfig.model_validate(BUILTIN), "built-in"
 
 
 def parse_file(path: Path) -> DebateConfig:
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a directory, not a config file")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
