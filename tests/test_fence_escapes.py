@@ -18,12 +18,15 @@ import pytest
 from conftest import run_cli, write_config
 from disputatio.adapters import fence, transport
 from disputatio.adapters.base import Invocation
+from disputatio.workspace import Workspaces, open_snapshot
 from test_exit_paths import make_repo
 from test_transport import MARKER_VAR, gone, kill_survivors
+from test_workspace import git
+from test_workspace import make_repo as make_repo_with
 
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
-pytestmark = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
+needs_fence = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
 
 
 @pytest.fixture
@@ -40,6 +43,7 @@ def sh(tmp_path: Path, script: str, env: dict, **kw):
     return transport.run(inv, tmp_path / "ck", 30, tmp_path / "raw", "turn", env, **kw)
 
 
+@needs_fence
 def test_nothing_an_agent_starts_outlives_its_turn(tmp_path, env):
     """A daemon that left the process group (setsid) used to keep running inside the fence,
     with the checkout writable, after the turn had ended."""
@@ -50,6 +54,7 @@ def test_nothing_an_agent_starts_outlives_its_turn(tmp_path, env):
     assert gone(env[MARKER_VAR], within=0.5)  # the kernel ended them with the turn
 
 
+@needs_fence
 def test_a_process_left_behind_cannot_plant_a_filter_for_the_reset(tmp_path):
     """The checkout is writable inside the fence, and disputatio itself runs git there, unfenced,
     to reset it. A process that outlived its turn could rewrite ``.git/config`` right after the
@@ -98,6 +103,7 @@ def test_a_process_left_behind_cannot_plant_a_filter_for_the_reset(tmp_path):
         kill_survivors(marker)
 
 
+@needs_fence
 def test_an_agent_cannot_signal_or_see_processes_outside(tmp_path, env):
     """Same user, same kernel: without a pid namespace an agent could stop disputatio (the
     debate hangs, no timeout fires), kill the other participants' agents or any of your
@@ -116,6 +122,7 @@ def test_an_agent_cannot_signal_or_see_processes_outside(tmp_path, env):
         victim.wait()
 
 
+@needs_fence
 def test_an_agent_cannot_reach_shared_memory_outside(tmp_path, env):
     """SysV shared memory is not a path: it needs its own namespace, like /dev/shm has one."""
     made = subprocess.run(["ipcmk", "-M", "4096"], capture_output=True, text=True)
@@ -130,6 +137,7 @@ def test_an_agent_cannot_reach_shared_memory_outside(tmp_path, env):
         subprocess.run(["ipcrm", "-m", shm_id], capture_output=True)
 
 
+@needs_fence
 def test_the_prompt_record_cannot_be_rewritten_through_proc_self_fd(tmp_path, env):
     """stdin is a file in the debate folder, opened by us outside the fence: reopening
     /proc/self/fd/0 for writing would reach it through our mount, not the agent's."""
@@ -139,6 +147,7 @@ def test_the_prompt_record_cannot_be_rewritten_through_proc_self_fd(tmp_path, en
     assert (tmp_path / "raw" / "turn.stdin").read_bytes() == b"the prompt\n"
 
 
+@needs_fence
 def test_the_kernels_settings_stay_read_only(tmp_path, env):
     """/proc/sys decides what the kernel runs as root outside every namespace (core_pattern,
     modprobe, hotplug); sysctl writes are checked by uid, and an agent run by root keeps uid 0.
@@ -148,3 +157,28 @@ def test_the_kernels_settings_stay_read_only(tmp_path, env):
     assert cap.read_stdout() == "", cap.read_stderr()
     if os.geteuid() == 0:
         assert "Read-only file system" in cap.read_stderr()
+
+
+def test_a_repository_planted_in_a_submodule_directory_runs_nothing_at_the_reset(tmp_path):
+    """What a fenced agent may write: its checkout, including the empty directory of a
+    submodule. Filled with a repository whose own config names a filter, it made the reset's
+    ``git status`` (unfenced) run git inside it, and the filter with it."""
+    sub = make_repo_with(tmp_path / "sub", {"lib.py": "x = 1\n"})
+    repo = make_repo_with(tmp_path / "repo")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
+    git(repo, "commit", "-qm", "add submodule")
+    ws = Workspaces(open_snapshot(repo), ["a"])
+    try:
+        planted = ws.path_for("a") / "lib"
+        ran = tmp_path / "filter-ran"
+        git(planted, "init", "-q")
+        git(planted, "config", "filter.evil.clean", f"touch {ran}; cat")
+        (planted / ".gitattributes").write_text("* filter=evil\n")
+        (planted / "f.txt").write_text("x\n")
+        git(planted, "add", "f.txt", ".gitattributes")
+        os.utime(planted / "f.txt", (1, 1))  # stale stat data: git would clean it again
+        ran.unlink(missing_ok=True)  # our own `git add` above ran it; the reset must not
+        assert list(ws.path_for("a").joinpath("lib").iterdir()) == []
+        assert not ran.exists()
+    finally:
+        ws.close()

@@ -252,9 +252,12 @@ class Workspaces:
     def _dirty(self, slot: _Slot) -> bool:
         """``git status --porcelain --ignored``, allowed to refresh the index: right after a
         checkout most entries are "racily clean" (as new as the index) and would be re-hashed by
-        every status, and rewritten by every reset, until one refresh records their stat data."""
-        res = self._git(slot, ["status", "--porcelain", "--ignored", "--untracked-files=normal"],
-                        check=False, locks=True)
+        every status, and rewritten by every reset, until one refresh records their stat data.
+        Submodules are ignored: git would run itself inside a submodule directory the agent
+        filled with a repository of its own, with that repository's config (a filter driver),
+        outside the fence; their directories are checked below, without git."""
+        res = self._git(slot, ["status", "--porcelain", "--ignored", "--untracked-files=normal",
+                               "--ignore-submodules=all"], check=False, locks=True)
         if res.returncode != 0 or res.stdout.strip() or res.stderr.strip():
             return True
         index = slot.path / ".git" / "index"
