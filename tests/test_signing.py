@@ -276,3 +276,31 @@ def test_a_key_file_that_is_no_key_is_refused_before_the_debate(user, tmp_path, 
     said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
     assert len(said) == 1 and said[0].startswith(f"error: cannot sign the ledger: {key} is "), said
     assert not (user.cwd / ".debate").exists()
+
+
+def test_a_debate_asked_to_be_signed_stays_signed_after_a_kill(user, tmp_path):
+    """Killed with -9 before its first signature, a debate started with ``sign:`` is signed
+    by the --resume that finishes it (no --sign needed), not left unsigned."""
+    from test_transport import wait_for
+
+    key = keygen(tmp_path / "keys" / "debates", "erin@example.com")
+    slow = sim("a", DISPUTATIO_SIM_LATENCY=2)
+    cfg = write_config(tmp_path / "d.yaml", [slow, sim("b")], rounds=0, sign=str(key))
+    proc = subprocess.Popen([sys.executable, "-m", "disputatio", "q", "--config", str(cfg),
+                             "-q"], cwd=user.cwd, env={**os.environ, **user.env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ledgers = user.cwd / ".debate"
+        wait_for(lambda: any('"type":"turn_started"' in p.read_text()
+                             for p in ledgers.glob("debate-*/events.jsonl")),
+                 what="the first turn")
+    finally:
+        proc.kill()
+        proc.wait()
+    debate = folder(user)
+    assert not signing.signatures(debate)
+    r = cli(user, "--resume", "--debate", str(debate), "-q")
+    assert r.returncode == 0, r.stderr
+    erin = allowed(tmp_path / "allowed-erin", "erin@example.com", key)
+    ok = verify(user, debate, "--allowed-signers", str(erin))
+    assert ok.returncode == 0 and "signed by erin@example.com" in ok.stderr, ok.stderr

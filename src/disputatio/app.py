@@ -83,7 +83,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
         led = ledger.Ledger(debate_dir / "events.jsonl")
         synth = cfg.synthesizer or cfg.judge
         lineup = {p.display: p for p in cfg.participants}
-        lineup_sha = _write_lineup(debate_dir, lineup, cfg.judge, synth)
+        lineup_sha = _write_lineup(debate_dir, lineup, cfg.judge, synth, key)
         _append(led, DebateStarted(
             quaestio=quaestio, protocol=protocol, version=__version__,
             rounds=cfg.rounds, timeout_s=cfg.timeout_minutes * 60,
@@ -400,12 +400,15 @@ def _snapshot_from_ledger(led: ledger.Ledger):
 
 
 def _write_lineup(debate_dir: Path, lineup: dict[str, Participant], judge: Participant,
-                  synth: Participant) -> str:
+                  synth: Participant, key: str | None = None) -> str:
     """The full lineup, env values included, in a file only the user can read: the ledger
-    keeps a redacted copy, and a resumed debate must run the same CLIs with the same logins."""
+    keeps a redacted copy, and a resumed debate must run the same CLIs with the same logins.
+    The signing key asked for is kept too: a debate killed before its first signature is
+    still signed by the command that finishes it."""
     data = {"lineup": {n: p.model_dump(exclude_none=True) for n, p in lineup.items()},
             "seats": {"judge": judge.model_dump(exclude_none=True) if judge else None,
-                      "synthesizer": synth.model_dump(exclude_none=True) if synth else None}}
+                      "synthesizer": synth.model_dump(exclude_none=True) if synth else None},
+            **({"sign": key} if key else {})}
     raw = json.dumps(data, indent=2, sort_keys=True).encode()
     fd = os.open(debate_dir / LINEUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
@@ -511,7 +514,7 @@ def _open(debate: Path | None, base: Path | None, command: str, sign: bool):
     it. Yields ``(debate_dir, ledger, signing key or None)``; the lock is held until the
     command is done."""
     debate_dir = _find(debate, base)
-    key = _signing_key(True if sign else None, debate_dir)
+    key = _signing_key(True if sign else _asked_key(debate_dir), debate_dir)
     with ledger.WriterLock(debate_dir, command):
         path = debate_dir / "events.jsonl"
         ok, message = ledger.verify(path, _recorded(debate_dir))
@@ -538,6 +541,15 @@ def _open(debate: Path | None, base: Path | None, command: str, sign: bool):
                 raise BrokenLedger(f"{path}: the head is not the one {key} signed ({why}); "
                                    "refusing to add to it")
         yield debate_dir, led, key
+
+
+def _asked_key(debate_dir: Path) -> str | None:
+    """The key the debate was started to be signed with (kept in lineup.json), if any."""
+    try:
+        key = json.loads((debate_dir / LINEUP_FILE).read_bytes()).get("sign")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return key if isinstance(key, str) and key else None
 
 
 def _signing_key(choice: bool | str | None, debate_dir: Path | None = None) -> str | None:
