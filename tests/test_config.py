@@ -314,3 +314,20 @@ def test_a_config_from_a_pipe_loads_and_a_directory_is_named(tmp_path, monkeypat
     config.user_config_path().mkdir(parents=True)
     with pytest.raises(ConfigError, match="is a directory"):
         config.load(None)
+
+
+@pytest.mark.parametrize("entry, key", [
+    ('extra_args: ["--x", "a\\0b"]', "extra_args.1"), ('bin: "/usr/bin/c\\0"', "bin"),
+    ('effort: "hi\\0gh"', "effort"),
+])
+def test_a_nul_byte_bound_for_a_command_line_is_refused(entry, key):
+    """No command line can hold a NUL: the debate used to start, then die with an internal
+    error when the turn's process was spawned (and --resume died the same way)."""
+    msg = err(TWO.replace("codex\n", f"codex\n    {entry}\n"))
+    assert msg.startswith(f"lineup.yaml:4: participants.1.{key}: "), msg
+    assert "NUL" in msg, msg
+
+
+def test_a_nul_byte_in_a_commands_argv_is_refused():
+    msg = err(TWO.replace("adapter: codex\n", "adapter: command\n    argv: [sh, \"a\\0\"]\n"))
+    assert msg.startswith("lineup.yaml:4: participants.1.argv.1: "), msg

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -30,6 +31,16 @@ _CAMEL = {"timeoutMinutes": "timeout_minutes", "maxBudgetUsd": "max_budget_usd",
           "includeUncommitted": "include_uncommitted", "maxParallel": "max_parallel"}
 # Minutes and dollars are finite and positive; YAML's .inf and .nan are refused.
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+def _no_nul(v: str) -> str:
+    if "\0" in v:
+        raise ValueError("a command line cannot hold a NUL byte")
+    return v
+
+
+# A string that ends up on a CLI's command line: a NUL there fails only when the turn starts.
+Arg = Annotated[str, AfterValidator(_no_nul)]
 
 
 class ConfigError(Exception):
@@ -80,15 +91,15 @@ class Participant(BaseModel):
     adapter: str
     name: str | None = None
     model: str | None = None
-    effort: str | None = None
-    bin: str | None = None
+    effort: Arg | None = None
+    bin: Arg | None = None
     max_budget_usd: Positive | None = None
     timeout_minutes: Positive | None = None   # this seat's own; default: the debate's
     env: dict[Annotated[str, BeforeValidator(_env_name)],
               Annotated[str, BeforeValidator(_env_value)]] = Field(default_factory=dict)
-    extra_args: list[str] = Field(default_factory=list)
+    extra_args: list[Arg] = Field(default_factory=list)
     # the ``command`` adapter only
-    argv: list[str] | None = None
+    argv: list[Arg] | None = None
     output: Literal["text", "json"] | None = None
     answer_path: str | None = None
 
