@@ -488,3 +488,25 @@ def test_init_requires_the_fence_once_it_held_around_every_cli(tmp_path, with_bw
     assert r.stderr.count(" · fence holds\n") == (2 if with_bwrap else 0)
     data = yaml.safe_load(config_file(tmp_path).read_text())
     assert data["fence"] == ("require" if with_bwrap else "auto")
+
+
+@needs_fence
+def test_a_program_installed_under_tmp_still_finds_its_own_files(tmp_path, env):
+    """A clone or a venv in /tmp (a CI checkout, say): the agent's /tmp is private, but the
+    installation its program comes from stays readable, or a simulated agent could not even
+    import disputatio."""
+    top = Path("/tmp") / f"fence-install-{uuid.uuid4().hex}"
+    try:
+        (top / "bin").mkdir(parents=True)
+        (top / "lib").mkdir()
+        (top / "lib" / "data").write_text("from its own lib\n")
+        tool = top / "bin" / "tool"
+        tool.write_text(f"#!/bin/sh\ncat {top}/lib/data\n")
+        tool.chmod(0o755)
+        (tmp_path / "ck").mkdir()
+        cap = transport.run(Invocation(argv=(str(tool),)), tmp_path / "ck", 30,
+                            tmp_path / "raw", "turn", env)
+        assert cap.exit_code == 0, cap.read_stderr()
+        assert cap.read_stdout() == "from its own lib\n"
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -119,3 +119,9 @@ def test_the_probe_names_why_there_is_no_fence():
     assert fence._probe("darwin", None, None).reason == \
         "sandbox-exec is not available on this macOS"
     assert fence._probe("win32", None, None).reason == "no write fence for platform win32"
+
+
+def test_a_program_under_tmp_brings_its_installation():
+    got = fence.tmp_homes(["/tmp/clone/.venv/bin/python", "/tmp/clone/src", "/usr/lib/python3",
+                           "/tmp/other/x/y", "", "/tmp"], Path("/tmp"))
+    assert got == ["/tmp/clone", "/tmp/other"]

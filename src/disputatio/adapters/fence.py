@@ -150,7 +150,10 @@ def wrap(fence: Fence, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
     path_dirs = env.get("PATH", "").split(os.pathsep)
     # the executable, scripts and files named by absolute path (``python3 /tmp/x/fake.py``)
     named = [os.path.dirname(a) if os.path.isfile(a) else a for a in argv if a.startswith("/")]
-    readable = tmp_reachable([*named, *path_dirs, str(cwd)], Path(INNER_TMP))
+    # a program under /tmp brings its installation along (a venv's lib/, the source of an
+    # editable install, which is how a simulated agent imports disputatio from a clone in /tmp)
+    homes = tmp_homes([*named, *sys.path], Path(INNER_TMP))
+    readable = tmp_reachable([*named, *path_dirs, str(cwd), *homes], Path(INNER_TMP))
     out = bwrap_argv(fence.tool, argv, cwd=cwd, private_tmp=private_tmp, readable=readable,
                      state=states, protect=guard, writable=own)
     return out, inner_env(env)
@@ -266,6 +269,21 @@ def tmp_reachable(paths: Iterable[str | Path], tmp: Path) -> list[Path]:
         if not any(k == p or k in p.parents for k in kept):
             kept.append(p)
     return kept
+
+
+def tmp_homes(paths: Iterable[str | Path], tmp: Path) -> list[str]:
+    """For each path under /tmp, the directory directly under /tmp that holds it: the
+    installation a program or a module there comes from, readable as a whole."""
+    out: list[str] = []
+    for raw in paths:
+        if not raw:
+            continue
+        p = Path(os.path.abspath(raw))
+        if tmp in p.parents:
+            top = tmp / p.relative_to(tmp).parts[0]
+            if str(top) not in out:
+                out.append(str(top))
+    return out
 
 
 def inner_env(env: Mapping[str, str]) -> dict[str, str]:
