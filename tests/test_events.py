@@ -22,9 +22,10 @@ import pytest
 from pydantic import ValidationError
 
 from disputatio import app, events, ledger
+from disputatio.folder import render_all
 from disputatio.protocols import disputatio as proto
-from disputatio.protocols.base import DebateState
-from disputatio.render import render_all, summary
+from disputatio.protocols.disputatio import State as DebateState
+from disputatio.render import summary
 
 LEDGERS = Path(__file__).parent / "fixtures" / "ledgers"
 OLD = LEDGERS / "v0.1.0-41135e7"
@@ -48,8 +49,7 @@ def _copy(folder: Path, tmp_path: Path) -> Path:
 
 def _render(evs):
     end = [e for e in evs if e.type in ("debate_ended", "interrupted")][-1]
-    return render_all(evs, end.data.get("status", "interrupted"), end.data.get("reason", ""),
-                      DebateState.from_events(evs).latest_status())
+    return render_all(evs, end.data.get("status", "interrupted"), end.data.get("reason", ""))
 
 
 # --- the bytes ---------------------------------------------------------------------------

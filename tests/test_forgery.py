@@ -13,9 +13,9 @@ import pytest
 
 from conftest import run_cli, sim, write_config
 from disputatio import prompts
+from disputatio.folder import render_all
 from disputatio.protocols import disputatio as proto
-from disputatio.protocols.base import DebateState
-from disputatio.render import render_all
+from disputatio.protocols.disputatio import State as DebateState
 from disputatio.text import fair_caps, quote, sanitize
 
 HOSTILE = [

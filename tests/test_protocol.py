@@ -8,11 +8,11 @@ from disputatio.protocols.base import (
     NO_CONTRIBUTION,
     RESOLVED,
     UNCLEAR,
-    DebateState,
     Done,
     Step,
     parse_status,
 )
+from disputatio.protocols.disputatio import State as DebateState
 
 
 @dataclass

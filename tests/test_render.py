@@ -1,7 +1,8 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from disputatio.render import render_all, summary
+from disputatio.folder import render_all
+from disputatio.render import summary
 
 
 @dataclass

@@ -316,7 +316,8 @@ def _run(asked: _Asked):
         rounds=asked.rounds, repo=asked.repo, timeout_minutes=asked.timeout,
         budget_usd=asked.budget, max_parallel=asked.max_parallel,
         include_uncommitted=asked.include_uncommitted or None, quiet=asked.quiet,
-        sign=asked.sign, fence=asked.fence), protocol=asked.protocol or "disputatio")
+        sign=asked.sign, fence=asked.fence), protocol=asked.protocol or "disputatio",
+        context=_context())
 
 
 def _carry_on(command: str):
@@ -327,10 +328,10 @@ def _carry_on(command: str):
         if command == "continue":
             return app.continue_(asked.answers or "", asked.debate, asked.quiet,
                                  timeout_minutes=asked.timeout, sign=asked.sign,
-                                 fence=asked.fence)
+                                 fence=asked.fence, context=_context())
         return (app.finalize if command == "finalize" else app.resume)(
             asked.debate, asked.quiet, timeout_minutes=asked.timeout, sign=asked.sign,
-            fence=asked.fence)
+            fence=asked.fence, context=_context())
     return use_case
 
 
@@ -411,7 +412,24 @@ class _Interrupted(SystemExit):
     ``finally`` on the way out still runs."""
 
 
+# the run context of the command being run: Ctrl-C and SIGTERM cancel it while its debate's
+# loop runs (agents end, the ledger records it, exit 130); before that they stop the command
+_running = None
+
+
+def _context():
+    """A run context for this command, which the signal handlers cancel."""
+    global _running
+    from disputatio.context import RunContext
+
+    _running = RunContext()
+    return _running
+
+
 def _interrupt(signum, frame) -> None:
+    if _running is not None and _running.cancel.armed:
+        _running.cancel.cancel()
+        return
     raise _Interrupted(130)
 
 

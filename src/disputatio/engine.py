@@ -1,5 +1,7 @@
 """Runs a protocol Step: each turn in its own thread, in its participant's workspace, through
-its adapter and the shared transport; every finished turn is appended to the ledger at once."""
+its adapter and the shared transport; every finished turn is appended to the ledger at once.
+What it appends goes through the run context, which tells its subscribers (the progress view);
+the context's cancel token ends the turns' processes."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from disputatio import adapters, events, prompts, redact
 from disputatio.adapters import transport
@@ -25,8 +28,9 @@ from disputatio.adapters.base import (
     TurnResult,
     collect,
 )
+from disputatio.cancel import CancelToken
 from disputatio.config import Participant
-from disputatio.ledger import Ledger
+from disputatio.ledger import Event, Ledger
 from disputatio.protocols.base import Step, TurnSpec
 from disputatio.text import fmt_size, one_line, sanitize
 from disputatio.workspace import WorkspaceError, agent_env
@@ -45,23 +49,31 @@ class Seat:
     budget_usd: float | None = None
 
 
+class Recorder(Protocol):
+    """Where the engine's events go: appended to the ledger, then told to whoever follows."""
+
+    cancel: CancelToken
+
+    def record(self, ledger: Ledger, event: events.EventData) -> Event: ...
+
+
 class Engine:
     def __init__(self, ledger: Ledger, debate_dir: Path, seats: dict[str, Seat],
-                 workspaces, timeout_s: float, progress=None, max_parallel: int | None = None):
+                 workspaces, timeout_s: float, context: Recorder,
+                 max_parallel: int | None = None):
         self.ledger = ledger
         self.raw_dir = debate_dir / "raw"
         self.seats = seats
         self.workspaces = workspaces
         self.timeout_s = timeout_s   # for seats without their own timeout_minutes
-        self.progress = progress
+        self.context = context
         self.max_parallel = max_parallel
-        self._versions = _VersionCache(self.raw_dir / "versions", timeout_s=15)
+        self._versions = _VersionCache(self.raw_dir / "versions", timeout_s=15,
+                                       cancel=context.cancel)
 
     def run(self, step: Step) -> None:
         """Run the step's turns in parallel, at most ``max_parallel`` at once (rate limits,
         small machines: the rest wait for a free slot); returns when all have finished."""
-        if self.progress:
-            self.progress.phase(step.phase, [t.role for t in step.turns])
         workers = max(1, min(len(step.turns), self.max_parallel or len(step.turns)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for fut in [pool.submit(self._turn, t) for t in step.turns]:
@@ -88,7 +100,7 @@ class Engine:
         begun = events.TurnStarted(**base, prompt_bytes=len(prompt_bytes),
                                    prompt_sha256=hashlib.sha256(prompt_bytes).hexdigest(),
                                    argv=_redact(invocation.argv, prompt))
-        started = self.ledger.append(begun.TYPE, begun.to_data())
+        started = self.context.record(self.ledger, begun)
         # raw files are named after the turn_started event: unique per attempt whatever the
         # participants are called (names that differ only in characters a file name cannot
         # hold, case variants on a case-insensitive disk, a retried turn)
@@ -96,8 +108,6 @@ class Engine:
         self.raw_dir.mkdir(parents=True, exist_ok=True)
         (self.raw_dir / f"{stem}.prompt.md").write_text(prompt, encoding="utf-8")
         base["raw_stem"] = stem
-        if self.progress:
-            self.progress.turn_started(spec)
         waited = time.monotonic()
         try:
             cwd = self.workspaces.path_for(spec.role)
@@ -110,7 +120,7 @@ class Engine:
         env = agent_env(os.environ, cwd, getattr(self.workspaces.snapshot, "repo", None))
         capture = transport.run(invocation, cwd, timeout_s, self.raw_dir, stem, env,
                                 writable=[cwd], state=adapter.state_dirs,
-                                protect=self._protected())
+                                protect=self._protected(), cancel=self.context.cancel)
         # what the CLI wrote outside stdout/stderr (copilot's usage), copied into raw/
         capture = collect(adapter, capture, {**env, **invocation.env})
         self._finish(spec, base, adapter.parse(capture), capture, version, waited)
@@ -141,9 +151,7 @@ class Engine:
                  *(p.name for p in capture.collected.values())] if capture else [],
             text_cut_bytes=cut_bytes or None,
         )
-        self.ledger.append(ended.TYPE, ended.to_data())
-        if self.progress:
-            self.progress.turn_finished(spec, result, duration)
+        self.context.record(self.ledger, ended)
 
 
 def answer_text(text: str, capture: Capture | None) -> tuple[str, int]:
@@ -217,9 +225,10 @@ class _Version:
 class _VersionCache:
     """``<bin> --version`` once per binary per debate, in the background."""
 
-    def __init__(self, raw_dir: Path, timeout_s: float):
+    def __init__(self, raw_dir: Path, timeout_s: float, cancel: CancelToken | None = None):
         self.raw_dir = raw_dir
         self.timeout_s = timeout_s
+        self.cancel = cancel
         self._lock = threading.Lock()
         self._cache: dict[str, _Version] = {}
 
@@ -235,11 +244,12 @@ class _VersionCache:
         return v
 
     def _probe(self, binary: str, adapter, env: dict[str, str], v: _Version) -> None:
-        v.set(probe_version(binary, adapter, self.raw_dir, self.timeout_s, env))
+        v.set(probe_version(binary, adapter, self.raw_dir, self.timeout_s, env, self.cancel))
 
 
 def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float,
-                  env: dict[str, str] | None = None) -> str | None:
+                  env: dict[str, str] | None = None,
+                  cancel: CancelToken | None = None) -> str | None:
     """The version ``<bin> <version_args>`` prints, as the adapter reads it, or None. Runs with the
     participant's ``env`` so a CLI with its own home or cache does not write to the default,
     and in a private empty directory: ``raw_dir`` (where the output is kept) may be inside the
@@ -253,7 +263,7 @@ def probe_version(binary: str, adapter, raw_dir: Path, timeout_s: float,
         cap = transport.run(Invocation(argv=(binary, *adapter.version_args),
                                        env=dict(env or {})),
                             cwd, timeout_s, raw_dir, stem, agent_env(os.environ, cwd),
-                            writable=[], state=adapter.state_dirs)
+                            writable=[], state=adapter.state_dirs, cancel=cancel)
     if cap.spawn_error or cap.timed_out or cap.exit_code:
         return None
     return adapter.read_version(cap.read_stdout(4096) + cap.read_stderr(4096))

@@ -1,5 +1,6 @@
 """What the user sees on stderr while a debate runs: a live table on a terminal, one plain
 line per event otherwise (CI, pipes). stdout is never touched: it carries only the artifact path.
+A view follows the ledger (``follow``): the engine appends, the view is told.
 """
 
 from __future__ import annotations
@@ -8,16 +9,13 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from disputatio.adapters.base import TurnResult
+from disputatio.events import EventData, TurnEnded, TurnStarted
 from disputatio.protocols.base import TurnSpec
 from disputatio.text import sanitize
-
-
-def warn(text: str) -> None:
-    """A warning that shows even with --quiet: the user needs to know."""
-    print(f"warning: {sanitize(text)}", file=sys.stderr, flush=True)
 
 
 def make(quiet: bool = False, stream=None):
@@ -165,3 +163,15 @@ def _spend(cost: float | None, tokens: dict, sep: str) -> str:
     if n:
         parts.append(f"{n / 1000:.1f}k tok" if n >= 1000 else f"{n} tok")
     return (sep + " · ".join(parts)) if parts else ""
+
+
+def follow(view) -> Callable[[EventData], None]:
+    """A ledger subscriber that shows each turn's start and end on ``view``."""
+    def tell(event: EventData) -> None:
+        if isinstance(event, TurnStarted):
+            view.turn_started(event)
+        elif isinstance(event, TurnEnded):
+            view.turn_finished(event, TurnResult(
+                ok=event.ok, text=event.text, failure=event.failure, message=event.message or "",
+                cost_usd=event.cost_usd, tokens=dict(event.tokens)), event.duration_s or 0.0)
+    return tell

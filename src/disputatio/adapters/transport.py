@@ -26,6 +26,7 @@ from pathlib import Path
 
 from disputatio.adapters import fence as fencing
 from disputatio.adapters.base import Capture, GiveUp, Invocation
+from disputatio.cancel import CancelToken
 from disputatio.procs import process_start
 from disputatio.snapshot import make_root, remove_tree
 
@@ -45,7 +46,8 @@ _FATAL_SIGNALS = frozenset({1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 
 _live: dict[int, subprocess.Popen] = {}
 _live_lock = threading.Lock()
-_interrupted = threading.Event()
+# the token of callers that bring none (the doctor's canaries); a debate brings its own
+_default = CancelToken()
 _fence: fencing.Fence | None = None  # None: chosen on first use (``fence.default_mode``)
 _fenced: set[int] = set()  # pids of running bwrap processes (see _terminate_group)
 
@@ -74,14 +76,17 @@ def run(
     writable: Iterable[Path] | None = None,
     state: Iterable[fencing.StateDir] = (),
     protect: Iterable[Path] = (),
+    cancel: CancelToken | None = None,
 ) -> Capture:
     """Run one invocation to completion, timeout or interruption; never raises for the child.
 
     The child's environment is ``base_env`` (default: ours) plus the invocation's additions,
     with ``PWD``/``OLDPWD`` pointing at ``cwd``. Under the fence it may write only ``writable``
     (default: ``cwd``; ``[]`` for none), the paths ``state`` declares and its scratch files;
-    ``protect`` stays read-only even where a state path would cover it.
+    ``protect`` stays read-only even where a state path would cover it. Cancelling ``cancel``
+    (default: the process's own token, see ``interrupt_all``) ends the process tree.
     """
+    cancel = cancel or _default
     raw_dir.mkdir(parents=True, exist_ok=True)
     stdout_path = raw_dir / f"{stem}.stdout"
     stderr_path = raw_dir / f"{stem}.stderr"
@@ -95,7 +100,7 @@ def run(
         stdin_path = raw_dir / f"{stem}.stdin"
         stdin_path.write_bytes(invocation.stdin)
 
-    if _interrupted.is_set():
+    if cancel.cancelled:
         return Capture(stdout_path, stderr_path, interrupted=True,
                        context=invocation.context)
     fence = current_fence()
@@ -113,7 +118,7 @@ def run(
                                      private_tmp=private / "tmp", protect=protect)
         bwrap = private is not None and fence.mechanism.startswith("bwrap")
         return _spawn(invocation, argv, env, cwd, stdin_path, timeout_s, stdout_path,
-                      stderr_path, bwrap)
+                      stderr_path, bwrap, cancel)
     finally:
         if private is not None:
             remove_tree(private)
@@ -131,7 +136,7 @@ def _exec_error(program: str, env: Mapping[str, str]) -> str | None:
 
 def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Path,
            stdin_path: Path | None, timeout_s: float | None, stdout_path: Path,
-           stderr_path: Path, bwrap: bool) -> Capture:
+           stderr_path: Path, bwrap: bool, cancel: CancelToken) -> Capture:
     start = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         stdin = (_sealed_copy(stdin_path) if bwrap else open(stdin_path, "rb")) if stdin_path \
@@ -153,9 +158,9 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
                 _fenced.add(proc.pid)
         timed_out = False
         gave_up = None
+        # a cancel that came between the check above and now ends it at once
+        forget = cancel.on_cancel(lambda: _end_group(proc))
         try:
-            if _interrupted.is_set():  # interrupt_all ran between our check and registering
-                _end_group(proc)
             if invocation.give_up is None:
                 proc.wait(timeout=timeout_s)
             elif _wait_watching(proc, timeout_s, invocation.give_up,
@@ -167,6 +172,7 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
             timed_out = True
             _end_group(proc)
         finally:
+            forget()
             _reap_group(proc.pid)
             with _live_lock:
                 _live.pop(proc.pid, None)
@@ -175,7 +181,7 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
     code = proc.returncode
     if bwrap and code is not None and code - 128 in _FATAL_SIGNALS:
         code = 128 - code  # bwrap reports an agent killed by signal n as exit 128+n
-    interrupted = _interrupted.is_set() and not timed_out
+    interrupted = cancel.cancelled and not timed_out
     ended_by_us = timed_out or interrupted or gave_up is not None
     return Capture(
         stdout_path,
@@ -237,21 +243,16 @@ def _wait_watching(proc: subprocess.Popen, timeout_s: float | None, rule: GiveUp
 
 
 def interrupt_all() -> None:
-    """End every running agent process tree (Ctrl-C, SIGTERM); later turns do not start."""
-    _interrupted.set()
-    with _live_lock:
-        procs = list(_live.values())
-    threads = [threading.Thread(target=_end_group, args=(p,)) for p in procs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    """Cancel the process's own token: end every process run without a token of its own
+    (Ctrl-C, SIGTERM); later ones do not start. A debate's processes answer to its token."""
+    _default.cancel()
 
 
 def reset_interrupt() -> None:
-    """Accept new turns again: each use case starts with a clean slate, so an interruption of
-    an earlier one in the same process (tests, an embedding tool) does not carry over."""
-    _interrupted.clear()
+    """A fresh process token: an interruption of an earlier command in the same process
+    (tests, an embedding tool) does not carry over."""
+    global _default
+    _default = CancelToken()
 
 
 def live_pids() -> list[int]:

@@ -1,14 +1,19 @@
-"""The vocabulary shared by protocols: the state they read and the steps they return."""
+"""The vocabulary shared by protocols: the state they read, the steps they return, and the
+interface through which ``app`` runs any of them without knowing its phases, roles or files."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
+from typing import Protocol as Interface
+
+from pydantic import BaseModel
 
 from disputatio.events import (
-    AnswersGiven,
     DebateStarted,
-    FinalizeRequested,
+    EventData,
     Resumed,
     TurnCompleted,
     typed,
@@ -62,31 +67,24 @@ def _nothing_started() -> DebateStarted:
 
 @dataclass
 class DebateState:
-    """Everything a protocol may know, replayed from ledger events (any objects with ``type``
-    and ``data``), so a resumed debate sees exactly what the interrupted one saw."""
+    """What every protocol knows, replayed from ledger events (any objects with ``type`` and
+    ``data``), so a resumed debate sees exactly what the interrupted one saw. A protocol keeps
+    what only it needs in a subclass, folding the events it cares about in ``fold``."""
 
     quaestio: str = ""
-    rounds: int = 0
     participants: list[str] = field(default_factory=list)
-    judge: str | None = "judge"          # None: a lineup without a judge (debate alone)
-    synthesizer: str | None = "judge"
     turns: dict[str, Turn] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)   # turn ids in completion order
-    answers: list[str] = field(default_factory=list)
-    finalizes: int = 0
     started: DebateStarted = field(default_factory=_nothing_started)
 
     @classmethod
-    def from_events(cls, events) -> DebateState:
+    def from_events(cls, events: Iterable[Any]) -> Any:
         s = cls()
         for _, e in typed(events):
             if isinstance(e, DebateStarted):
                 s.started = e
                 s.quaestio = e.quaestio
-                s.rounds = e.rounds
                 s.participants = list(e.participants)
-                s.judge = e.judge
-                s.synthesizer = e.synthesizer
             elif isinstance(e, TurnCompleted):
                 s.turns[e.turn_id] = e
                 s.order.append(e.turn_id)
@@ -95,21 +93,76 @@ class DebateState:
                 for tid in e.retry:
                     if s.turns.pop(tid, None) is not None:
                         s.order.remove(tid)
-            elif isinstance(e, AnswersGiven):
-                s.answers.append(e.answers)
-            elif isinstance(e, FinalizeRequested):
-                s.finalizes += 1
+            s.fold(e)
         return s
 
-    def respondeo_ids(self) -> list[str]:
-        return [t for t in self.order if self.turns[t].phase == "respondeo"]
+    def fold(self, event: EventData) -> None:
+        """A protocol's own reading of one event (after the common one above)."""
 
-    def latest_status(self) -> str | None:
-        """The newest ruling's status, or None before the judge has ruled (or when it failed)."""
-        ids = self.respondeo_ids()
-        if not ids or not self.turns[ids[-1]].ok:
-            return None
-        return parse_status(self.turns[ids[-1]].text)
+
+# --- what a protocol declares --------------------------------------------------------------
+
+class Refused(Exception):
+    """A request (``continue``, ``finalize``) the protocol does not accept in the debate's
+    present state: one line saying why and what to do instead."""
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """A role beyond the debaters, as the debate's lineup file keeps it under ``seats.<key>``."""
+
+    name: str          # the participant name it takes turns under
+    key: str           # its entry under ``seats`` in lineup.json
+    budgeted: bool     # runs under the debate's spend cap (--budget)
+
+
+@dataclass(frozen=True)
+class Places:
+    """The workspaces one command needs: who gets one, in order, and who of them works in an
+    empty directory instead of a checkout of the repository."""
+
+    names: tuple[str, ...]
+    no_repo: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a finished debate ends the command: a failure (exit 1) or not, and what to say."""
+
+    failed: bool
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """What the generic renderers need to know of a protocol to show its debate: a turn's
+    title and place in ``debate.md``, lines of ours shown before a turn, and the protocol's own
+    documents (given the provenance header that goes above a deliverable)."""
+
+    verdict: str | None                                   # recorded in debate.json
+    title: Callable[[Turn], str]
+    order: Callable[[Turn, list[str]], tuple]             # sort key, given the debaters
+    interlude: Callable[[Turn], list[str]]
+    documents: Callable[[list[Turn], str], tuple[dict[str, str], str | None]]
+
+
+class Protocol(Interface):
+    """A protocol as ``app`` runs it; each protocol module provides these names. All pure:
+    state in, values out."""
+
+    Config: type[BaseModel]   # its settings (for disputatio: rounds)
+
+    def started(self, config: BaseModel) -> dict[str, Any]: ...
+    def state(self, events: Iterable[Any]) -> DebateState: ...
+    def next_step(self, state: Any) -> Step | Done: ...
+    def lineup_line(self, state: Any) -> str: ...
+    def seats(self, state: Any) -> list[SeatSpec]: ...
+    def places(self, state: Any, request: EventData | None) -> Places: ...
+    def released(self, state: Any, step: Step) -> list[str]: ...
+    def retry(self, state: Any, done: Done) -> list[str] | None: ...
+    def accept(self, state: Any, request: str, answers: str = "") -> EventData: ...
+    def ending(self, done: Done, primary: str) -> Ending: ...
+    def presentation(self, state: Any) -> Presentation: ...
 
 
 _STATUS = re.compile(r"^status\s*[:=\-–—]\s*(resolved|needs[\s_-]*input)\b", re.IGNORECASE)

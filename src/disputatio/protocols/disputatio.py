@@ -8,6 +8,13 @@ judge rules RESOLVED; a lineup without a judge ends after the reactions (``debat
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from disputatio.events import AnswersGiven, DebateStarted, EventData, FinalizeRequested
 from disputatio.protocols.base import (
     ANSWERS_BUDGET,
     QUAESTIO_BUDGET,
@@ -16,14 +23,70 @@ from disputatio.protocols.base import (
     TRANSCRIPT_BUDGET,
     DebateState,
     Done,
+    Ending,
+    Places,
+    Presentation,
+    Refused,
+    SeatSpec,
     Step,
+    Turn,
     TurnSpec,
     answered,
     contribution,
     foreign,
     parse_status,
 )
-from disputatio.text import fair_caps
+from disputatio.text import fair_caps, one_line, quote, sanitize
+
+
+class Config(BaseModel):
+    """The protocol's settings (the lineup's top-level ``rounds`` key, or ``--rounds``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rounds: int = Field(default=1, ge=0, le=20)
+
+
+def started(config: BaseModel) -> dict[str, Any]:
+    """What ``debate_started`` records of the settings."""
+    assert isinstance(config, Config)
+    return {"rounds": config.rounds}
+
+
+@dataclass
+class State(DebateState):
+    """The debate as this protocol reads it: besides the turns, who judges and drafts, the
+    human's answers and the re-drafts asked for."""
+
+    rounds: int = 0
+    judge: str | None = "judge"          # None: a lineup without a judge (debate alone)
+    synthesizer: str | None = "judge"
+    answers: list[str] = field(default_factory=list)
+    finalizes: int = 0
+
+    def fold(self, event: EventData) -> None:
+        if isinstance(event, DebateStarted):
+            self.rounds = event.rounds
+            self.judge = event.judge
+            self.synthesizer = event.synthesizer
+        elif isinstance(event, AnswersGiven):
+            self.answers.append(event.answers)
+        elif isinstance(event, FinalizeRequested):
+            self.finalizes += 1
+
+    def respondeo_ids(self) -> list[str]:
+        return [t for t in self.order if self.turns[t].phase == "respondeo"]
+
+    def latest_status(self) -> str | None:
+        """The newest ruling's status, or None before the judge has ruled (or when it failed)."""
+        ids = self.respondeo_ids()
+        if not ids or not self.turns[ids[-1]].ok:
+            return None
+        return parse_status(self.turns[ids[-1]].text)
+
+
+def state(events: Iterable[Any]) -> State:
+    return State.from_events(events)
 
 
 def proposal_id(name: str) -> str:
@@ -42,7 +105,7 @@ def redactio_id(k: int, f: int) -> str:
     return f"redactio-{k}" + (f".{f}" if f else "")
 
 
-def next_step(s: DebateState) -> Step | Done:
+def next_step(s: State) -> Step | Done:
     missing = [p for p in s.participants if proposal_id(p) not in s.turns]
     if missing:
         return Step("proposals", tuple(
@@ -88,7 +151,7 @@ def next_step(s: DebateState) -> Step | Done:
     return Done("resolved")
 
 
-def _respondeo_turn(s: DebateState, k: int) -> TurnSpec:
+def _respondeo_turn(s: State, k: int) -> TurnSpec:
     variables = {"quaestio": _quaestio(s),
                  "transcript": render_transcript(s, upto_round=s.rounds)}
     template = "respondeo"
@@ -102,11 +165,11 @@ def _respondeo_turn(s: DebateState, k: int) -> TurnSpec:
     return TurnSpec(respondeo_id(k), s.judge, "judge", "respondeo", k, template, variables)
 
 
-def _quaestio(s: DebateState) -> str:
+def _quaestio(s: State) -> str:
     return foreign(s.quaestio, QUAESTIO_BUDGET)
 
 
-def render_transcript(s: DebateState, upto_round: int) -> str:
+def render_transcript(s: State, upto_round: int) -> str:
     """The debate so far as agents see it: each contribution quoted under a heading of ours, in
     order, the whole within ``TRANSCRIPT_BUDGET`` characters (long answers are cut evenly)."""
     entries = [(f"Proposal — {p}", s.turns.get(proposal_id(p))) for p in s.participants]
@@ -117,3 +180,144 @@ def render_transcript(s: DebateState, upto_round: int) -> str:
     caps = fair_caps(lengths, TRANSCRIPT_BUDGET)
     return "\n\n".join(f"### {title}\n\n{contribution(t, cap)}"
                         for (title, t), cap in zip(entries, caps, strict=True))
+
+
+# --- the protocol's policy, as app asks for it ------------------------------------------------
+
+def lineup_line(s: State) -> str:
+    """Who takes part, for the progress header."""
+    return ", ".join(s.participants) + (f" · judge {s.judge}" if s.judge else " · no judge")
+
+
+def seats(s: State) -> list[SeatSpec]:
+    """The judge and the synthesizer (when another participant), both under the budget."""
+    if s.judge is None:   # a lineup without a judge: the debaters only
+        return []
+    out = [SeatSpec(s.judge, "judge", True)]
+    if s.synthesizer is not None and s.synthesizer != s.judge:
+        out.append(SeatSpec(s.synthesizer, "synthesizer", True))
+    return out
+
+
+def places(s: State, request: EventData | None) -> Places:
+    """Debaters and the synthesizer work in checkouts; the judge rules on the transcript in an
+    empty directory (unless it also drafts). Answers or a re-draft bring back only the judge
+    and the synthesizer."""
+    reopened = isinstance(request, AnswersGiven | FinalizeRequested)
+    no_repo = {s.judge} if s.judge and s.judge != s.synthesizer else set()
+    names = [s.synthesizer] if reopened else [*s.participants, s.synthesizer]
+    names = [n for n in names if n is not None]
+    if s.judge is not None and s.judge not in names:
+        names.append(s.judge)
+        no_repo.add(s.judge)
+    return Places(tuple(names), frozenset(no_repo))
+
+
+def released(s: State, step: Step) -> list[str]:
+    """Once the judge works, the debaters are finished: their checkouts can go."""
+    if step.phase in ("respondeo", "redactio"):
+        return [p for p in s.participants if p != s.synthesizer]
+    return []
+
+
+def retry(s: State, done: Done) -> list[str] | None:
+    """The failed turns a debate that stopped on them runs again on resume (too few proposals,
+    no ruling, no report); None: the debate ended as it should, there is nothing to resume."""
+    phases = {"aborted": ("proposal",), "failed": ("respondeo", "redactio")}.get(done.status)
+    if phases is None:
+        return None
+    return [t.turn_id for t in s.turns.values() if not t.ok and t.phase in phases]
+
+
+def accept(s: State, request: str, answers: str = "") -> EventData:
+    """The event that ``continue`` (the human's answers) or ``finalize`` (a re-draft) appends,
+    or ``Refused`` with why it cannot be had now."""
+    if s.judge is None:
+        what = ("there are no questions to answer" if request == "continue"
+                else "there is no ruling to draft a report from")
+        raise Refused(f"this debate ran without a judge, so {what}; add a 'judge:' to the "
+                      "lineup and start a new debate")
+    status = s.latest_status()
+    if request == "continue":
+        if status is None:
+            raise Refused("the judge has not ruled yet; use --resume")
+        if status == RESOLVED:
+            raise Refused("the debate is already resolved; use --finalize to re-draft the "
+                          "report")
+        return AnswersGiven(answers=answers)
+    if request == "finalize":
+        if status != RESOLVED:
+            what = "has not ruled yet" if status is None else f"ruled {status}"
+            raise Refused(f"cannot finalize: the judge {what}; answer with --continue "
+                          "\"...\" first" if status else
+                          f"cannot finalize: the judge {what}; use --resume")
+        return FinalizeRequested()
+    raise Refused(f"the disputatio protocol has no {request}")
+
+
+def ending(done: Done, primary: str) -> Ending:
+    """Aborted and failed debates fail the command; a judge who needs the human does not."""
+    failed = done.status in ("aborted", "failed")
+    if done.status == "needs_input":
+        return Ending(failed, f"the judge needs your input: read {primary}, then answer with "
+                              "disputatio --continue \"...\"")
+    if done.status == "unclear":
+        return Ending(failed, f"the judge's ruling has no clear STATUS line: read {primary}; "
+                              "answer with disputatio --continue \"...\" to ask again")
+    return Ending(failed, done.reason if failed else "")
+
+
+# --- how its debate reads -------------------------------------------------------------------
+
+TITLES = {"proposal": "Proposal", "reaction": "Reaction", "respondeo": "Respondeo",
+          "redactio": "Redactio"}
+_RANK = {"proposal": 0, "reaction": 1, "respondeo": 2, "redactio": 2}
+
+
+def presentation(s: State) -> Presentation:
+    answers = iter(s.answers)
+
+    def interlude(t: Turn) -> list[str]:
+        """Each ruling after the first follows the answers it was given."""
+        if t.phase == "respondeo" and t.round > 1:
+            return ["## The human's answers", "", quote(next(answers, "").strip()), ""]
+        return []
+
+    return Presentation(verdict=s.latest_status(), title=_title, order=_order,
+                        interlude=interlude, documents=_documents)
+
+
+def _title(t: Turn) -> str:
+    title = TITLES.get(t.phase, t.phase)
+    if t.phase == "reaction":
+        title += f", round {t.round}"
+    elif t.phase == "respondeo" and t.round > 1:
+        title += f" {t.round}"
+    elif t.phase == "redactio" and "." in t.turn_id:
+        title += f", re-draft {t.turn_id.rsplit('.', 1)[1]}"
+    return title
+
+
+def _order(t: Turn, participants: list[str]) -> tuple:
+    """By phase and round, debaters in lineup order, a ruling before the report drafted from
+    it (parallel turns finish in any order)."""
+    who = participants.index(t.role) if t.role in participants else len(participants)
+    return (_RANK.get(t.phase, 3), t.round, t.phase == "redactio", who, t.turn_id)
+
+
+def _documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
+    """respondeo.md, respondeo-2.md, ... (one per ruling) and final-report.md (the latest
+    report drafted); the primary is the report, else the latest ruling."""
+    files: dict[str, str] = {}
+    primary = None
+    rulings = [t for t in ended if t.phase == "respondeo"]
+    for i, t in enumerate(rulings, start=1):
+        name = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
+        files[name] = sanitize(t.text) if t.ok else \
+            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: {one_line(t.message or '')}\n"
+        primary = name
+    drafts = [t for t in ended if t.phase == "redactio" and t.ok]
+    if drafts:
+        files["final-report.md"] = header + sanitize(drafts[-1].text).strip() + "\n"
+        primary = "final-report.md"
+    return files, primary

@@ -1,18 +1,37 @@
-"""The debate folder's files, rendered from ledger events: debate.md, respondeo*.md,
-final-report.md and debate.json. Pure: returns names and contents; the caller writes them."""
+"""The debate folder's files, rendered from ledger events: debate.md and debate.json, which
+every protocol shares, and the protocol's own documents (for disputatio respondeo*.md and
+final-report.md). Pure: returns names and contents; the caller writes them.
+
+What differs between protocols — a turn's title and place, lines shown between turns, its
+documents and which of them is the deliverable — comes in as a ``Look``, which the protocol
+provides (``protocols.base.Presentation`` fits it); the renderers never name a phase."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Any, Protocol
 
-from disputatio.events import AnswersGiven, DebateStarted, started_event, typed
+from disputatio.events import AnswersGiven, DebateStarted, TurnEnded, started_event, typed
 from disputatio.render import summary
 from disputatio.text import one_line, quote, sanitize
 
-PHASE_TITLES = {"proposal": "Proposal", "reaction": "Reaction", "respondeo": "Respondeo",
-                "redactio": "Redactio"}
+
+class Look(Protocol):
+    """What the renderers need of a protocol (see the module's docstring)."""
+
+    @property
+    def verdict(self) -> str | None: ...
+    @property
+    def title(self) -> Callable[[Any], str]: ...
+    @property
+    def order(self) -> Callable[[Any, list[str]], tuple]: ...
+    @property
+    def interlude(self) -> Callable[[Any], list[str]]: ...
+    @property
+    def documents(self) -> Callable[[list[Any], str], tuple[dict[str, str], str | None]]: ...
 
 
 @dataclass
@@ -34,28 +53,21 @@ class _Debate:
                    [e.answers for _, e in typed(events) if isinstance(e, AnswersGiven)])
 
 
-def render_all(events, status: str, reason: str = "", verdict: str | None = None) -> Artifacts:
-    """Every file of the debate folder. ``verdict``: the judge's latest status as the protocol
-    read it (None: no ruling), recorded in debate.json."""
+def render_all(events, status: str, reason: str, look: Look) -> Artifacts:
+    """Every file of the debate folder; the primary is the protocol's deliverable, else
+    debate.md."""
     debate = _Debate.from_events(events)
-    ended = [v for v in summary.turns(events) if v.ok is not None]   # in the order they ran
-    views = summary.in_debate_order(summary.turns(events), debate.started.participants)
-    files = {"debate.md": debate_md(debate, views, status, reason, events)}
-    primary = "debate.md"
-    rulings = [v.turn for v in ended if v.turn.phase == "respondeo"]
-    for i, t in enumerate(rulings, start=1):
-        name = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
-        files[name] = sanitize(t.text) if t.ok else \
-            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: {one_line(t.message or '')}\n"
-        primary = name
-    drafts = [v.turn for v in ended if v.turn.phase == "redactio" and v.turn.ok]
-    if drafts:
-        files["final-report.md"] = report_header(debate, views, events) + \
-            sanitize(drafts[-1].text).strip() + "\n"
-        primary = "final-report.md"
+    ended: list[TurnEnded] = [v.turn for v in summary.turns(events)
+                              if v.ok is not None]   # in the order they ran
+    participants = debate.started.participants
+    views = sorted(summary.turns(events), key=lambda v: look.order(v.turn, participants))
+    files = {"debate.md": debate_md(debate, views, status, reason, events, look)}
+    documents, primary = look.documents(ended, report_header(debate, views, events))
+    files.update(documents)
     files["debate.json"] = json.dumps(debate_json(debate, views, status, reason, events,
-                                                  verdict), indent=2, ensure_ascii=False) + "\n"
-    return Artifacts(files, primary)
+                                                  look.verdict), indent=2,
+                                      ensure_ascii=False) + "\n"
+    return Artifacts(files, primary or "debate.md")
 
 
 def report_header(debate: _Debate, views, events) -> str:
@@ -75,7 +87,7 @@ def report_header(debate: _Debate, views, events) -> str:
     return "\n>\n".join(lines) + "\n\n"
 
 
-def debate_md(debate: _Debate, views, status: str, reason: str, events) -> str:
+def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Look) -> str:
     t = summary.totals(views)
     st = debate.started
     lines = [f"# Debate: {_title(st.quaestio)}", ""]
@@ -101,18 +113,10 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events) -> str:
         lines.append(f"- **Write fence:** {st.fence}"
                      + (f" — {st.fence_reason}" if st.fence_reason else ""))
     lines += ["", "## Quaestio", "", quote(st.quaestio.strip()), ""]
-    answers = iter(debate.answers)
     for view in views:
         v = view.turn
-        if v.phase == "respondeo" and v.round > 1:
-            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
-        title = PHASE_TITLES.get(v.phase, v.phase)
-        if v.phase == "reaction":
-            title += f", round {v.round}"
-        elif v.phase == "respondeo" and v.round > 1:
-            title += f" {v.round}"
-        elif v.phase == "redactio" and "." in v.turn_id:
-            title += f", re-draft {v.turn_id.rsplit('.', 1)[1]}"
+        lines += look.interlude(v)
+        title = look.title(v)
         meta = [v.adapter]
         if v.duration_s is not None:
             meta.append(summary.fmt_duration(v.duration_s))

@@ -66,19 +66,6 @@ def _unfinished(started: TurnStarted) -> TurnEnded:
     return TurnInterrupted(**common, ok=False)
 
 
-_PHASE_RANK = {"proposal": 0, "reaction": 1, "respondeo": 2, "redactio": 2}
-
-
-def in_debate_order(views: list[TurnView], participants: list[str]) -> list[TurnView]:
-    """Turns as a reader expects them: by phase and round, participants in lineup order,
-    a ruling before the report drafted from it (parallel turns finish in any order)."""
-    def key(v: TurnView):
-        t = v.turn
-        who = participants.index(t.role) if t.role in participants else len(participants)
-        return (_PHASE_RANK.get(t.phase, 3), t.round, t.phase == "redactio", who, t.turn_id)
-    return sorted(views, key=key)
-
-
 # no process ran: nothing was spent
 _NOTHING_RAN = ("not_installed", "not_runnable")
 

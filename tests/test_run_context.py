@@ -1,0 +1,129 @@
+"""A use case hosted off the main thread: the run context's cancel token, not a signal, stops a
+debate (its agents end, the ledger says interrupted, resume finishes it), and two debates in two
+threads keep to themselves — no signal handler, no process-wide flag between them."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from conftest import sim, write_config
+from disputatio import app, config, ledger
+from disputatio.context import RunContext
+
+AGENT = [sys.executable, str(Path(__file__).parent / "fakes" / "agent.py")]
+
+
+def hanger(release: Path, pids: Path) -> dict:
+    """A participant that answers only once ``release`` exists, its pid noted in ``pids``."""
+    return {"adapter": "command", "name": "hanger", "argv": AGENT,
+            "env": {"FAKE_HANG_UNTIL": str(release), "FAKE_PID_DIR": str(pids)}}
+
+
+def in_thread(target, *args, **kwargs) -> tuple[threading.Thread, dict]:
+    box: dict = {}
+
+    def body():
+        try:
+            box["outcome"] = target(*args, **kwargs)
+        except BaseException as exc:  # the test reports it, not the thread
+            box["error"] = exc
+    t = threading.Thread(target=body)
+    t.start()
+    return t, box
+
+
+def wait_for(check, seconds: float, what: str) -> None:
+    end = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting until {what}"
+        time.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:   # a zombie is gone for our purposes
+        return (Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
+def types(debate: Path) -> list[str]:
+    return [e.type for e in ledger.load(debate / "events.jsonl")]
+
+
+def the_debate(base: Path) -> Path:
+    found = list((base / ".debate").glob("debate-*"))
+    assert len(found) == 1
+    return found[0]
+
+
+def test_a_debate_in_a_thread_is_cancelled_by_its_token_and_resume_finishes_it(home, tmp_path):
+    release, pids = tmp_path / "release", tmp_path / "pids"
+    pids.mkdir()
+    cfg, _ = config.load(write_config(tmp_path / "d.yaml", [sim("a"), hanger(release, pids)],
+                                      rounds=0))
+    ctx = RunContext(warn=lambda _: None, note=lambda _: None)
+    thread, box = in_thread(app.run, "q", cfg, app.RunOptions(quiet=True), base=home,
+                            context=ctx)
+    wait_for(lambda: list(pids.iterdir()), 30, "the hanger runs")
+    pid = int(next(pids.iterdir()).name.rsplit("-", 1)[1])
+    assert alive(pid)
+    ctx.cancel.cancel()
+    thread.join(timeout=20)
+    assert not thread.is_alive() and "error" not in box, box.get("error")
+    assert box["outcome"].code == app.EXIT_INTERRUPTED
+    assert not alive(pid)
+    debate = the_debate(home)
+    assert types(debate)[-1] == "interrupted" and "turn_interrupted" in types(debate)
+
+    release.touch()
+    thread, box = in_thread(app.resume, debate, quiet=True, context=RunContext(
+        warn=lambda _: None, note=lambda _: None))
+    thread.join(timeout=60)
+    assert "error" not in box, box.get("error")
+    assert box["outcome"].code == app.EXIT_OK and box["outcome"].status == "resolved"
+    assert box["outcome"].path == debate / "final-report.md"
+
+
+def test_two_debates_in_two_threads_keep_to_themselves(home, tmp_path):
+    release, pids = tmp_path / "release", tmp_path / "pids"
+    pids.mkdir()
+    stopped_base, finished_base = tmp_path / "one", tmp_path / "two"
+    stopped_base.mkdir()
+    finished_base.mkdir()
+    hanging, _ = config.load(write_config(tmp_path / "h.yaml",
+                                          [sim("a"), hanger(release, pids)], rounds=0))
+    quick, _ = config.load(write_config(tmp_path / "q.yaml",
+                                        [sim("b", DISPUTATIO_SIM_LATENCY=1), sim("c")],
+                                        rounds=1))
+    warned: list[str] = []
+    stopped = RunContext(warn=warned.append, note=lambda _: None)
+    finished = RunContext(warn=warned.append, note=lambda _: None)
+    t1, box1 = in_thread(app.run, "q1", hanging, app.RunOptions(quiet=True),
+                         base=stopped_base, context=stopped)
+    wait_for(lambda: list(pids.iterdir()), 30, "the hanger runs")
+    t2, box2 = in_thread(app.run, "q2", quick, app.RunOptions(quiet=True),
+                         base=finished_base, context=finished)
+    # the second debate is under way when the first is cancelled
+    wait_for(lambda: "turn_started" in types(the_debate(finished_base))
+             if (finished_base / ".debate").is_dir() and
+             list((finished_base / ".debate").glob("debate-*/events.jsonl")) else False,
+             30, "the second debate runs")
+    stopped.cancel.cancel()
+    t1.join(timeout=20)
+    t2.join(timeout=60)
+    assert not t1.is_alive() and not t2.is_alive()
+    assert "error" not in box1 and "error" not in box2, (box1.get("error"), box2.get("error"))
+    assert box1["outcome"].code == app.EXIT_INTERRUPTED
+    assert box2["outcome"].code == app.EXIT_OK and box2["outcome"].status == "resolved"
+    assert "turn_interrupted" not in types(the_debate(finished_base))
+    assert types(the_debate(stopped_base))[-1] == "interrupted"
+    assert not finished.cancel.cancelled
+    release.touch()
