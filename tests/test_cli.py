@@ -442,12 +442,24 @@ class Hook(importlib.abc.MetaPathFinder):
         return None
 sys.meta_path.insert(0, Hook())
 """
-ENTRY = "from disputatio.cli import main; sys.argv[0] = 'disputatio'; main()"
+SIGNAL_WHILE_TYPER_IMPORTS = """
+import importlib.abc, os, signal, sys
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "typer":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {sig})
+        return None
+sys.meta_path.insert(0, Hook())
+"""
+# as the console script and ``python -m disputatio`` start
+ENTRY = "from disputatio.entry import main; sys.argv[0] = 'disputatio'; main()"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("where", [SIGNAL_WHILE_TYPER_BUILDS, SIGNAL_WHILE_THE_USE_CASE_LOADS],
-                         ids=["typer-builds-the-command", "use-case-loads"])
+@pytest.mark.parametrize("where", [SIGNAL_WHILE_TYPER_IMPORTS, SIGNAL_WHILE_TYPER_BUILDS,
+                                   SIGNAL_WHILE_THE_USE_CASE_LOADS],
+                         ids=["typer-imports", "typer-builds-the-command", "use-case-loads"])
 def test_a_signal_at_start_up_is_one_line_exit_130(home, where, sig):
     script = where.format(sig=int(sig)) + ENTRY
     r = subprocess.run([sys.executable, "-c", script, "--demo", "q"], cwd=home,

@@ -1,3 +1,3 @@
-from disputatio.cli import main
+from disputatio.entry import main
 
 main()

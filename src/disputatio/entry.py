@@ -1,0 +1,24 @@
+"""The console entry point. It imports nothing heavy before it has a handler for Ctrl-C and
+SIGTERM, so a signal while typer, pydantic and the CLI load is one line and exit 130 too, not
+a KeyboardInterrupt traceback (``cli.main`` takes over the signals once it runs)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def _interrupted_while_loading(signum, frame) -> None:
+    # nothing has started yet: no agent, no file, no debate; there is nothing to clean up
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def main() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupted_while_loading)
+    from disputatio.cli import main as cli_main
+
+    cli_main()
