@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 
 import pytest
 
 from captures import FIX, failed_as, made, real
+from disputatio.adapters import kit
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -147,3 +149,34 @@ def test_no_final_message_is_empty(tmp_path):
 def test_garbage_is_unparseable(tmp_path):
     r = ADAPTER.parse(made(tmp_path, "● thinking…\nsomething\n"))
     assert r.failure == UNPARSEABLE and "result line" in r.message
+
+
+@pytest.mark.parametrize("plant", ["symlink-to-dev-zero", "fifo", "directory"])
+def test_collect_treats_the_session_file_as_hostile(tmp_path, plant):
+    """The state dir is writable to the agent: what it planted there must not make disputatio
+    read without end (a symlink to /dev/zero) or block (a fifo); the turn just has no tokens."""
+    session = "3a23f2fb-86dc-4a9c-9124-f1108a387890"
+    home = tmp_path / "home"
+    folder = home / "session-state" / session
+    folder.mkdir(parents=True)
+    planted = folder / "events.jsonl"
+    if plant == "symlink-to-dev-zero":
+        planted.symlink_to("/dev/zero")
+    elif plant == "fifo":
+        os.mkfifo(planted)
+    else:
+        planted.mkdir()
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copyfile(FIX / "copilot/tool_view_usage.stdout", raw / "t.stdout")
+    capture = Capture(raw / "t.stdout", raw / "t.stderr", exit_code=0)
+    got = collect(ADAPTER, capture, {"COPILOT_HOME": str(home)})
+    assert got.collected == {} and ADAPTER.parse(got).tokens == {}
+    copied = raw / "t.session-events.jsonl"
+    assert not copied.exists() or copied.stat().st_size == 0
+
+
+def test_an_agent_file_is_copied_within_a_limit(tmp_path):
+    (tmp_path / "big").write_bytes(b"x" * 5000)
+    kit.copy_agent_file(tmp_path / "big", tmp_path / "copy", limit=1000)
+    assert (tmp_path / "copy").read_bytes() == b"x" * 1000

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -63,7 +62,7 @@ class Copilot(c.BasicAdapter):
                                                        ".copilot")
         source = Path(home).expanduser() / "session-state" / session / "events.jsonl"
         target = capture.beside(".session-events.jsonl")
-        shutil.copyfile(source, target)
+        c.copy_agent_file(source, target)
         return {SESSION_EVENTS: target}
 
     def parse(self, capture: Capture) -> TurnResult:

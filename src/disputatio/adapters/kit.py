@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -52,6 +54,30 @@ _RATE_WORDS = re.compile(
 )
 _STATUS = re.compile(r"\b(401|403|429)\b")
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]*\w)?")
+
+
+COLLECT_LIMIT = 64 * 1024 * 1024
+
+
+def copy_agent_file(source: Path, target: Path, limit: int = COLLECT_LIMIT) -> None:
+    """Copy a file an agent could have written (its CLI's state dir is writable to it) into
+    ``raw/``, on the assumption it is hostile: a symlink is not followed (to ``/dev/zero`` it
+    would fill the disk), anything but a regular file is refused, and at most ``limit`` bytes
+    are copied. Raises OSError when the file is not fit to read."""
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{source}: not a regular file")
+        with open(target, "wb") as out:
+            left = limit
+            while left > 0:
+                chunk = os.read(fd, min(left, 1 << 20))
+                if not chunk:
+                    break
+                out.write(chunk)
+                left -= len(chunk)
+    finally:
+        os.close(fd)
 
 
 def flag(name: str | None, value: object | None) -> list[str]:
