@@ -510,3 +510,30 @@ def test_a_program_installed_under_tmp_still_finds_its_own_files(tmp_path, env):
         assert cap.read_stdout() == "from its own lib\n"
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+@needs_fence
+def test_an_agent_cannot_read_the_other_participants_env_values(home, tmp_path):
+    """lineup.json and the user config hold every participant's env values (logins, keys);
+    each agent is given only its own, and reads those files as empty."""
+    secret = "sk-other-participant-0123456789"
+    spy = {"adapter": "command", "name": "spy",
+           "argv": ["sh", "-c", 'cat >/dev/null; cat "$LOOK"/.debate/debate-*/lineup.json '
+                    '"$XDG_CONFIG_HOME"/disputatio/config.yaml; echo "read: $(cat '
+                    '"$LOOK"/.debate/debate-*/lineup.json | wc -c) bytes"'],
+           "env": {"LOOK": str(home)}}
+    victim = {"adapter": "simulated", "name": "victim", "model": "victim",
+              "env": {"VICTIM_KEY": secret}}
+    user_cfg = tmp_path / "xdg" / "disputatio" / "config.yaml"
+    user_cfg.parent.mkdir(parents=True)
+    write_config(user_cfg, [spy, victim], rounds=0)
+    r = run_cli("Q?", "--fence", "require", "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    folder = (home / r.stdout.strip()).parent
+    assert secret in (folder / "lineup.json").read_text()   # it is there, outside the fence
+    said = json.loads((folder / "debate.json").read_text())["turns"][0]
+    assert said["turn_id"] == "proposal/spy" and said["ok"], said
+    text = next(e for e in map(json.loads, (folder / "events.jsonl").read_text().splitlines())
+                if e["type"] == "turn_completed" and e["data"]["turn_id"] == "proposal/spy")
+    assert "read: 0 bytes" in text["data"]["text"]
+    assert secret not in text["data"]["text"]

@@ -29,7 +29,7 @@ from disputatio.adapters.base import (
     collect,
 )
 from disputatio.cancel import CancelToken
-from disputatio.config import Participant
+from disputatio.config import Participant, user_config_path
 from disputatio.ledger import Event, Ledger
 from disputatio.protocols.base import Step, TurnSpec
 from disputatio.text import fmt_size, one_line, sanitize
@@ -120,7 +120,8 @@ class Engine:
         env = agent_env(os.environ, cwd, getattr(self.workspaces.snapshot, "repo", None))
         capture = transport.run(invocation, cwd, timeout_s, self.raw_dir, stem, env,
                                 writable=[cwd], state=adapter.state_dirs,
-                                protect=self._protected(), cancel=self.context.cancel)
+                                protect=self._protected(), hide=self._hidden(),
+                                cancel=self.context.cancel)
         # what the CLI wrote outside stdout/stderr (copilot's usage), copied into raw/
         capture = collect(adapter, capture, {**env, **invocation.env})
         self._finish(spec, base, adapter.parse(capture), capture, version, waited)
@@ -131,6 +132,11 @@ class Engine:
         repo = getattr(self.workspaces.snapshot, "repo", None)
         root = getattr(self.workspaces, "root", None)
         return [p for p in (repo, self.raw_dir.parent, root) if p is not None]
+
+    def _hidden(self) -> list[Path]:
+        """Files an agent reads as empty: they hold every participant's env values (logins,
+        keys), and each agent is given only its own."""
+        return [self.raw_dir.parent / "lineup.json", user_config_path()]
 
     def _finish(self, spec: TurnSpec, base: dict, result: TurnResult, capture: Capture | None,
                 version: _Version, waited: float) -> None:

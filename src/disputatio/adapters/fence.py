@@ -133,11 +133,14 @@ def _run_quiet(argv: list[str]) -> tuple[int, str]:
 
 def wrap(fence: Fence, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
          writable: Iterable[Path], state: Iterable[Path], private_tmp: Path,
-         protect: Iterable[Path] = ()) -> tuple[list[str], dict[str, str]]:
+         protect: Iterable[Path] = (), hide: Iterable[Path] = ()
+         ) -> tuple[list[str], dict[str, str]]:
     """``argv`` and ``env`` fenced. Writable: ``writable`` (the checkout, scratch files),
     ``state`` (the CLI's state paths; missing ones are created first) and ``private_tmp``;
     ``protect`` (the user's repository, the debate folder, the other checkouts) stays read-only
-    even where a state path would cover it. Without a fence both come back unchanged."""
+    even where a state path would cover it; ``hide`` (files with every participant's env values:
+    the debate's lineup.json, the user config) read as empty. Without a fence both come back
+    unchanged."""
     if not fence.on:
         return list(argv), dict(env)
     own = [Path(os.path.realpath(p)) for p in writable if os.path.exists(p)]
@@ -155,7 +158,8 @@ def wrap(fence: Fence, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
     homes = tmp_homes([*named, *sys.path], Path(INNER_TMP))
     readable = tmp_reachable([*named, *path_dirs, str(cwd), *homes], Path(INNER_TMP))
     out = bwrap_argv(fence.tool, argv, cwd=cwd, private_tmp=private_tmp, readable=readable,
-                     state=states, protect=guard, writable=own)
+                     state=states, protect=guard, writable=own,
+                     hidden=[p for p in hide if os.path.isfile(p)])
     return out, inner_env(env)
 
 
@@ -211,7 +215,7 @@ def covering(grants: Iterable[Path], protected: Iterable[Path]) -> list[Path]:
 def bwrap_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, private_tmp: Path,
                readable: Sequence[Path] = (), state: Sequence[Path] = (),
                protect: Sequence[Path] = (), writable: Sequence[Path] = (),
-               uid: int | None = None) -> list[str]:
+               uid: int | None = None, hidden: Sequence[Path] = ()) -> list[str]:
     """The bwrap command line around ``argv``. Mount order matters (a later bind covers an
     earlier one): everything read-only, the private /tmp, what must stay readable under it
     (binaries on PATH that live in the real temp dir), the state dirs writable, protected paths
@@ -240,6 +244,8 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, private_tmp: Path,
                         ("--bind", writable)):
         for p in paths:
             out += [flag, str(p), str(p)]
+    for p in hidden:   # files that hold other participants' secrets read as empty
+        out += ["--ro-bind", "/dev/null", str(p)]
     out += ["--chdir", str(cwd), "--", *argv]
     return out
 

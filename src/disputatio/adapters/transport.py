@@ -76,6 +76,7 @@ def run(
     writable: Iterable[Path] | None = None,
     state: Iterable[fencing.StateDir] = (),
     protect: Iterable[Path] = (),
+    hide: Iterable[Path] = (),
     cancel: CancelToken | None = None,
 ) -> Capture:
     """Run one invocation to completion, timeout or interruption; never raises for the child.
@@ -115,7 +116,8 @@ def run(
             own = [cwd] if writable is None else list(writable)
             argv, env = fencing.wrap(fence, argv, cwd=cwd, env=env, writable=[*own, scratch],
                                      state=fencing.state_paths(state, env),
-                                     private_tmp=private / "tmp", protect=protect)
+                                     private_tmp=private / "tmp", protect=protect,
+                                     hide=hide)
         bwrap = private is not None and fence.mechanism.startswith("bwrap")
         return _spawn(invocation, argv, env, cwd, stdin_path, timeout_s, stdout_path,
                       stderr_path, bwrap, cancel)
