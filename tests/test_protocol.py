@@ -59,13 +59,13 @@ def test_parse_status(text, expected):
 def test_proposals_first_all_in_parallel():
     s = step([started()])
     assert isinstance(s, Step) and s.phase == "proposals"
-    assert [t.role for t in s.turns] == ["a", "b", "c"]
+    assert [t.participant for t in s.turns] == ["a", "b", "c"]
     assert all(t.template == "proposal" for t in s.turns)
 
 
 def test_only_missing_turns_rerun():
     s = step([started(), done("proposal/a", "a", "proposal")])
-    assert [t.role for t in s.turns] == ["b", "c"]
+    assert [t.participant for t in s.turns] == ["b", "c"]
 
 
 def test_abort_with_fewer_than_two_proposals():
@@ -92,7 +92,7 @@ def test_zero_rounds_goes_to_judge():
     evs = [started(rounds=0), done("proposal/a", "a", "proposal"),
            done("proposal/b", "b", "proposal"), done("proposal/c", "c", "proposal")]
     s = step(evs)
-    assert s.phase == "respondeo" and s.turns[0].seat == "judge"
+    assert s.phase == "respondeo" and s.turns[0].role == "judge"
 
 
 def _through_reactions(rounds=1):
@@ -117,7 +117,7 @@ def test_resolved_leads_to_redactio_then_done():
     evs = _through_reactions() + [done("respondeo-1", "judge", "respondeo", 1,
                                        text="STATUS: RESOLVED\nok")]
     s = step(evs)
-    assert s.phase == "redactio" and s.turns[0].seat == "synthesizer"
+    assert s.phase == "redactio" and s.turns[0].role == "synthesizer"
     assert "STATUS: RESOLVED" in s.turns[0].variables["ruling"]
     evs.append(done("redactio-1", "judge", "redactio", 1, text="# Final report"))
     assert step(evs) == Done("resolved")

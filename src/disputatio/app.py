@@ -227,7 +227,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                 gone = rules.released(state, step)
                 if gone:
                     workspaces.release(gone)
-                view.phase(step.phase, [t.role for t in step.turns])
+                view.phase(step.phase, [t.participant for t in step.turns])
                 engine.run(step)
                 if ctx.cancel.cancelled:
                     interrupted = True

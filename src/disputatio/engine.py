@@ -80,7 +80,7 @@ class Engine:
                 fut.result()
 
     def _turn(self, spec: TurnSpec) -> None:
-        seat = self.seats[spec.role]
+        seat = self.seats[spec.participant]
         p = seat.participant
         adapter = adapters.get(p.adapter)
         binary = participant_bin(p)
@@ -94,7 +94,8 @@ class Engine:
                               options=p.options())
         invocation = adapter.build(request)
         prompt_bytes = prompt.encode()
-        base = {"turn_id": spec.turn_id, "role": spec.role, "seat": spec.seat,
+        # the ledger's keys: "role" holds the participant, "seat" the role
+        base = {"turn_id": spec.turn_id, "role": spec.participant, "seat": spec.role,
                 "phase": spec.phase, "round": spec.round, "adapter": p.adapter,
                 "model": p.model}
         begun = events.TurnStarted(**base, prompt_bytes=len(prompt_bytes),
@@ -110,7 +111,7 @@ class Engine:
         base["raw_stem"] = stem
         waited = time.monotonic()
         try:
-            cwd = self.workspaces.path_for(spec.role)
+            cwd = self.workspaces.path_for(spec.participant)
         except WorkspaceError as exc:  # the checkout could not be made or restored
             self._finish(spec, base, TurnResult.failed(NOT_RUNNABLE, f"workspace: {exc}"),
                          None, version, time.monotonic() - waited)

@@ -116,6 +116,12 @@ class TurnFields(EventData):
     adapter: str = Field("", description="the CLI's adapter (claude, codex, ...)")
     model: str | None = Field(None, description="the model asked for, if any")
 
+    @property
+    def participant(self) -> str:
+        """Who took the turn. The ledger keeps it under ``role`` and the kind of role under
+        ``seat`` (names from before they were told apart; the bytes stay as written)."""
+        return self.role
+
 
 class TurnStarted(TurnFields):
     TYPE = "turn_started"

@@ -11,11 +11,22 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from disputatio.adapters.base import TurnResult
 from disputatio.events import EventData, TurnEnded, TurnStarted
-from disputatio.protocols.base import TurnSpec
 from disputatio.text import sanitize
+
+
+class Turn(Protocol):
+    """A turn as the view shows it: a protocol's TurnSpec, or the ledger's turn events."""
+
+    @property
+    def participant(self) -> str: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def round(self) -> int: ...
 
 
 def make(quiet: bool = False, stream=None):
@@ -51,15 +62,16 @@ class PlainProgress:
     def phase(self, name: str, roles: list[str]) -> None:
         self._line(f"— {name}: {', '.join(roles)}")
 
-    def turn_started(self, spec: TurnSpec) -> None:
-        self._line(f"{spec.role}: {spec.phase} started")
+    def turn_started(self, spec: Turn) -> None:
+        self._line(f"{spec.participant}: {spec.phase} started")
 
-    def turn_finished(self, spec: TurnSpec, result: TurnResult, duration_s: float) -> None:
+    def turn_finished(self, spec: Turn, result: TurnResult, duration_s: float) -> None:
         if result.ok:
-            self._line(f"{spec.role}: {spec.phase} done in {duration_s:.1f}s"
+            self._line(f"{spec.participant}: {spec.phase} done in {duration_s:.1f}s"
                        f"{_spend(result.cost_usd, result.tokens, ' · ')}")
         else:
-            self._line(f"{spec.role}: {spec.phase} FAILED ({result.failure}) {result.message}")
+            self._line(f"{spec.participant}: {spec.phase} FAILED ({result.failure}) "
+                       f"{result.message}")
 
     def close(self) -> None:
         pass
@@ -105,15 +117,15 @@ class LiveProgress:
             for r in roles:
                 self._rows.setdefault(r, _Row())
 
-    def turn_started(self, spec: TurnSpec) -> None:
+    def turn_started(self, spec: Turn) -> None:
         with self._lock:
-            row = self._rows.setdefault(spec.role, _Row())
+            row = self._rows.setdefault(spec.participant, _Row())
             row.phase, row.round, row.state = spec.phase, spec.round, "running"
             row.started = self._clock()
 
-    def turn_finished(self, spec: TurnSpec, result: TurnResult, duration_s: float) -> None:
+    def turn_finished(self, spec: Turn, result: TurnResult, duration_s: float) -> None:
         with self._lock:
-            row = self._rows.setdefault(spec.role, _Row())
+            row = self._rows.setdefault(spec.participant, _Row())
             row.state = "done" if result.ok else f"failed: {result.failure}"
             row.started = None
             row.elapsed += duration_s

@@ -32,8 +32,8 @@ class TurnSpec:
     """One turn to run: who, in which phase and round, and the prompt to give them."""
 
     turn_id: str
-    role: str        # the participant's display name, or the judge's / synthesizer's
-    seat: str        # "participant", "judge" or "synthesizer"
+    participant: str  # who takes it: a debater's display name, or the judge's / synthesizer's
+    role: str         # the part they play: "participant", "judge" or "synthesizer"
     phase: str       # proposal, reaction, respondeo, redactio
     round: int
     template: str    # prompt template name under disputatio/prompts

@@ -301,7 +301,8 @@ def _title(t: Turn) -> str:
 def _order(t: Turn, participants: list[str]) -> tuple:
     """By phase and round, debaters in lineup order, a ruling before the report drafted from
     it (parallel turns finish in any order)."""
-    who = participants.index(t.role) if t.role in participants else len(participants)
+    who = participants.index(t.participant) if t.participant in participants \
+        else len(participants)
     return (_RANK.get(t.phase, 3), t.round, t.phase == "redactio", who, t.turn_id)
 
 

@@ -124,7 +124,7 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
         meta.append(summary.fmt_tokens(v.tokens))
         if v.session_id:
             meta.append(f"session {_session(v.session_id)}")
-        lines += [f"## {title} — {one_line(v.role, 100)}", "", f"_{' · '.join(meta)}_", ""]
+        lines += [f"## {title} — {one_line(v.participant, 100)}", "", f"_{' · '.join(meta)}_", ""]
         if view.ok:
             lines += [quote(v.text.strip()), ""]
         elif view.ok is False:

@@ -111,9 +111,9 @@ def degradations(views: list[TurnView]) -> list[str]:
             # a timeout's message names the configured limit; the turn's duration adds the
             # grace it took to end the process, so it is not repeated here
             what = {"timeout": "timed out"}.get(t.failure or "", f"failed ({t.failure})")
-            out.append(f"{t.role} {what} in {where}: {t.message}")
+            out.append(f"{t.participant} {what} in {where}: {t.message}")
         elif v.ok is None:
-            out.append(f"{t.role} did not finish its {t.phase} turn (interrupted)")
+            out.append(f"{t.participant} did not finish its {t.phase} turn (interrupted)")
     return out
 
 
