@@ -470,11 +470,14 @@ def test_a_signal_at_start_up_is_one_line_exit_130(home, where, sig):
 
 @pytest.mark.parametrize("args", [["--timeout", "inf"], ["--timeout", "nan"],
                                   ["--timeout", "-inf"], ["--budget", "inf"],
+                                  ["--budget", "nan"], ["--timeout", "0"],
                                   ["--max-parallel", "0"]])
 def test_non_finite_numbers_and_limits_below_one_are_usage_errors(home, args):
     r = run_cli("--demo", *args, cwd=home)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    if args[1] in ("inf", "nan", "-inf"):
+        assert "must be a finite number" in r.stderr, r.stderr
     assert not (home / ".debate").exists()
 
 

@@ -63,9 +63,13 @@ def _version(value: bool) -> None:
 
 
 def _finite(value: float | None) -> float | None:
-    """click reads "inf" and "nan" as floats; a timeout or a budget must be a real number."""
+    """click reads "inf" and "nan" as floats; a timeout or a budget must be a real number.
+    The lower bound is checked here too, after finiteness: a range check would call nan
+    "below the minimum"."""
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"must be a finite number, not {value}")
+    if value is not None and value < 0.01:
+        raise typer.BadParameter(f"must be at least 0.01, not {value}")
     return value
 
 
@@ -87,11 +91,11 @@ Rounds = Annotated[int | None, typer.Option(
     "--rounds", min=0, help="Reaction rounds after the proposals (0 allowed).",
     show_default=False)]
 Timeout = Annotated[float | None, typer.Option(
-    "--timeout", min=0.01, callback=_finite,
+    "--timeout", callback=_finite,
     help="Per-turn timeout in minutes (fractions allowed), for entries without their own.",
     show_default=False)]
 Budget = Annotated[float | None, typer.Option(
-    "--budget", min=0.01, callback=_finite,
+    "--budget", callback=_finite,
     help="Spend cap in USD for the judge and the synthesizer (where the CLI supports one).",
     show_default=False)]
 MaxParallel = Annotated[int | None, typer.Option(
