@@ -63,3 +63,23 @@ def sim(name: str, **env) -> dict:
     if env:
         p["env"] = {k: str(v) for k, v in env.items()}
     return p
+
+
+def isolate_git(tmp_path: Path, monkeypatch, name: str = "Tester",
+                email: str = "t@example.com") -> Path:
+    """Temp roots land in this test's own dir (never another run's), git's config is this
+    test's (no system or user config, no repository above ``tmp_path``); returns the temp dir."""
+    import tempfile
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", name)
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", email)
+    return tmp

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
+from conftest import isolate_git, run_cli, write_config
 from disputatio import ledger
 from disputatio.workspace import WorkspaceError, Workspaces, open_snapshot
 from test_hostile import tree_digest
@@ -34,17 +34,8 @@ def world(tmp_path, monkeypatch):
     configured globally, as ``git lfs install`` does. The working tree has an uncommitted
     change to a filtered file, a filtered file git must re-read (same size, new mtime) and a
     new filtered file."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    tmp = isolate_git(tmp_path, monkeypatch, "User", "user@example.com")
     home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "User")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "user@example.com")
     markers = tmp_path / "markers"
     markers.mkdir()
     repo = tmp_path / "repo"

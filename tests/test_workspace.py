@@ -8,12 +8,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from conftest import isolate_git
 from disputatio.snapshot import boot_id, process_start
 from disputatio.workspace import (
     WorkspaceError,
@@ -27,18 +27,7 @@ from disputatio.workspace import (
 @pytest.fixture(autouse=True)
 def private_tmp(tmp_path, monkeypatch):
     """Temp roots land in this test's own dir (never another run's), git config is isolated."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Tester")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
-    return tmp
+    return isolate_git(tmp_path, monkeypatch)
 
 
 def git(cwd: Path, *args: str, input: str | None = None) -> str:
