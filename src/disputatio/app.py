@@ -65,7 +65,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     if cfg.include_uncommitted and not cfg.repo:
         raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     rules = protocols.get(protocol)
-    settings = _settings(rules, cfg)
+    settings = _settings(rules, cfg, options)
     check_binaries(cfg)
     fence = choose_fence(cfg.fence, ctx)
     base = base or Path.cwd()
@@ -316,13 +316,19 @@ def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
                          f"{err['msg']}") from None
 
 
-def _settings(rules, cfg: DebateConfig):
-    """The protocol's settings from the lineup, refused as one line like the file's own."""
+def _settings(rules, cfg: DebateConfig, options: RunOptions):
+    """The protocol's settings: its ``protocol:`` key over the lineup's top-level ``rounds``,
+    ``--rounds`` over both; a wrong one is one line naming the key."""
+    data = {"rounds": cfg.rounds, **cfg.protocol}
+    if options.rounds is not None:
+        data["rounds"] = options.rounds
     try:
-        return rules.Config.model_validate({"rounds": cfg.rounds})
+        return rules.Config.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise UsageError(f"--{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+        where = "protocol." + ".".join(str(x) for x in err["loc"])
+        what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
+        raise UsageError(f"{where}: {what}") from None
 
 
 def check_binaries(cfg: DebateConfig) -> None:

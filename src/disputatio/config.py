@@ -158,6 +158,9 @@ class DebateConfig(BaseModel):
     # the write fence around every agent: auto (when the machine has one), require, off;
     # unset: $DISPUTATIO_FENCE, else auto
     fence: Literal["auto", "require", "off"] | None = None
+    # the settings of the protocol the debate follows, checked by that protocol's own model
+    # when the debate starts (the top-level rounds above stays a default for them)
+    protocol: dict[str, Any] = Field(default_factory=dict)
     participants: list[Participant]
     judge: Participant | None = None   # none: the debate ends after the reactions
     synthesizer: Participant | None = None
