@@ -83,4 +83,5 @@ def presentation(s: DebateState) -> Presentation:
         return {"notes.md": notes}, "notes.md"
 
     return Presentation(verdict=None, title=lambda t: "Note", order=lambda t, ps: (t.turn_id,),
-                        interlude=lambda t: [], documents=documents)
+                        interlude=lambda t: [], where=lambda t: "its note",
+                        documents=documents)

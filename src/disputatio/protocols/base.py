@@ -143,6 +143,7 @@ class Presentation:
     title: Callable[[Turn], str]
     order: Callable[[Turn, list[str]], tuple]             # sort key, given the debaters
     interlude: Callable[[Turn], list[str]]
+    where: Callable[[Turn], str]                          # a turn's place, in a sentence
     documents: Callable[[list[Turn], str], tuple[dict[str, str], str | None]]
 
 

@@ -284,7 +284,11 @@ def presentation(s: State) -> Presentation:
         return []
 
     return Presentation(verdict=s.latest_status(), title=_title, order=_order,
-                        interlude=interlude, documents=_documents)
+                        interlude=interlude, where=_where, documents=_documents)
+
+
+def _where(t: Turn) -> str:
+    return t.phase if t.phase != "reaction" else f"reaction round {t.round}"
 
 
 def _title(t: Turn) -> str:

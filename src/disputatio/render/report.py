@@ -31,6 +31,8 @@ class Look(Protocol):
     @property
     def interlude(self) -> Callable[[Any], list[str]]: ...
     @property
+    def where(self) -> Callable[[Any], str]: ...
+    @property
     def documents(self) -> Callable[[list[Any], str], tuple[dict[str, str], str | None]]: ...
 
 
@@ -62,15 +64,15 @@ def render_all(events, status: str, reason: str, look: Look) -> Artifacts:
     participants = debate.started.participants
     views = sorted(summary.turns(events), key=lambda v: look.order(v.turn, participants))
     files = {"debate.md": debate_md(debate, views, status, reason, events, look)}
-    documents, primary = look.documents(ended, report_header(debate, views, events))
+    documents, primary = look.documents(ended, report_header(debate, views, events, look))
     files.update(documents)
     files["debate.json"] = json.dumps(debate_json(debate, views, status, reason, events,
-                                                  look.verdict), indent=2,
+                                                  look), indent=2,
                                       ensure_ascii=False) + "\n"
     return Artifacts(files, primary or "debate.md")
 
 
-def report_header(debate: _Debate, views, events) -> str:
+def report_header(debate: _Debate, views, events, look: Look) -> str:
     """Two lines above the deliverable: what it answers and how much to trust it."""
     when = events[0].ts[:10] if events else ""
     st = debate.started
@@ -80,7 +82,7 @@ def report_header(debate: _Debate, views, events) -> str:
         snap = (st.snapshot or "")[:10]
         name = PurePath(repo).name
         parts.append(f"repo {name}@{snap}" if snap else f"repo {name}")
-    degraded = summary.degradations(views)
+    degraded = summary.degradations(views, look.where)
     lines = [f"> {_title(st.quaestio)}", f"> {' · '.join(parts)}"]
     if degraded:
         lines.append("> **Degraded:** " + " · ".join(degraded))
@@ -91,7 +93,7 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
     t = summary.totals(views)
     st = debate.started
     lines = [f"# Debate: {_title(st.quaestio)}", ""]
-    degraded = summary.degradations(views)
+    degraded = summary.degradations(views, look.where)
     if degraded:
         lines += ["> **Degraded debate.** " + " · ".join(degraded), ""]
     unbacked = summary.evidence_warning(t, bool(st.repo))
@@ -142,13 +144,13 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
 
 
 def debate_json(debate: _Debate, views, status: str, reason: str, events,
-                verdict: str | None = None) -> dict:
+                look: Look) -> dict:
     t = summary.totals(views)
     started = debate.started
     return {
         "status": status,
         "reason": reason or None,
-        "verdict": verdict,
+        "verdict": look.verdict,
         "quaestio": sanitize(started.quaestio),
         "rounds": started.rounds,
         "participants": [{"name": n, **started.lineup.get(n, {})}
@@ -159,7 +161,7 @@ def debate_json(debate: _Debate, views, status: str, reason: str, events,
         # "bwrap 0.8.0", or "none" with the reason; null for a debate from before the fence
         "fence": started.fence,
         "fence_reason": started.fence_reason,
-        "degraded": summary.degradations(views),
+        "degraded": summary.degradations(views, look.where),
         "warnings": [w for w in [summary.evidence_warning(t, bool(started.repo))] if w],
         "turns": [{
             "turn_id": v.turn_id, "role": v.role, "seat": v.seat, "phase": v.phase,

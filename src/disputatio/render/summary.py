@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from disputatio.events import (
@@ -101,13 +102,14 @@ def _add_spend(t: Totals, v: TurnEnded) -> None:
         t.tokens[k] = t.tokens.get(k, 0) + int(n)
 
 
-def degradations(views: list[TurnView]) -> list[str]:
-    """One honest line per failed turn: who, where, what."""
+def degradations(views: list[TurnView],
+                 where_of: Callable[[TurnEnded], str] = lambda t: t.phase) -> list[str]:
+    """One honest line per failed turn: who, where (as the protocol says it), what."""
     out = []
     for v in views:
         t = v.turn
         if v.ok is False:
-            where = t.phase if t.phase != "reaction" else f"reaction round {t.round}"
+            where = where_of(t)
             # a timeout's message names the configured limit; the turn's duration adds the
             # grace it took to end the process, so it is not repeated here
             what = {"timeout": "timed out"}.get(t.failure or "", f"failed ({t.failure})")
