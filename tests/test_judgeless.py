@@ -34,5 +34,6 @@ def test_a_debate_without_a_judge_ends_after_the_reactions(home):
         assert r2.returncode == 2, r2.stderr
         assert why in r2.stderr and r2.stderr.count("\n") == 1
     r3 = run_cli("--resume", cwd=home)
-    assert r3.returncode == 0 and "nothing to resume" in r3.stderr
+    assert r3.returncode == 0
+    assert "nothing to resume: the debate has ended (debated)" in r3.stderr
     assert run_cli("--verify", cwd=home).returncode == 0

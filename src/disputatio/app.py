@@ -152,7 +152,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
             if again is None:
                 primary = folder.write(debate_dir, led.events, step.status, step.reason)
                 return Outcome(EXIT_OK, primary, step.status, "nothing to resume: the debate "
-                               f"is {step.status.replace('_', ' ')}")
+                               f"has ended ({step.status.replace('_', ' ')})")
             retry = again
         folder.seats(state, debate_dir)  # unusable: fail before appending
         chosen = choose_fence(fence, ctx)
