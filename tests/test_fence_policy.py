@@ -52,7 +52,7 @@ def test_every_cli_adapter_declares_where_it_must_write():
     declared = {n: fence.state_paths(adapters.get(n).state_dirs, {"HOME": "/h"})
                 for n in ("claude", "codex", "gemini", "copilot", "pi")}
     assert declared == {
-        "claude": [Path("/h/.claude"), Path("/h/.claude.json")],
+        "claude": [Path("/h/.claude")],
         "codex": [Path("/h/.codex")], "gemini": [Path("/h/.gemini")],
         "copilot": [Path("/h/.copilot"), Path("/h/.cache/copilot")], "pi": [Path("/h/.pi")]}
     assert adapters.get("command").state_dirs == ()

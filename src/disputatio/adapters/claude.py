@@ -69,8 +69,11 @@ class Claude(c.BasicAdapter):
     vendor = "Anthropic"
     package = "@anthropic-ai/claude-code"
     tested_version = "2.1.197"
-    # its login, settings and session files (CLAUDE_CONFIG_DIR holds .claude.json when set)
-    state_dirs = (StateDir("CLAUDE_CONFIG_DIR", ("~/.claude", "~/.claude.json")),)
+    # its login, settings and session files (CLAUDE_CONFIG_DIR holds .claude.json when set).
+    # Not ~/.claude.json: claude saves it only through a lock dir, a temp file and a rename in
+    # HOME, never in place, so a grant of the file serves claude nothing and lets an agent
+    # rewrite it (MCP servers that run unfenced the next time the user runs claude)
+    state_dirs = (StateDir("CLAUDE_CONFIG_DIR", ("~/.claude",)),)
     # Each variadic option (--tools, --allowedTools, --disallowedTools, --mcp-config) is followed
     # by another option so none can swallow a later argument. Prompt on stdin.
     args = (
