@@ -183,10 +183,11 @@ def isolation(root: Path, n: int = 4) -> dict:
 
 
 def fence_cost(runs: int = 40) -> dict:
+    from disputatio import adapters
     from disputatio.adapters import fence, transport
     from disputatio.adapters.base import Invocation
 
-    claude_state = (fence.StateDir("CLAUDE_CONFIG_DIR", ("~/.claude", "~/.claude.json")),)
+    claude_state = adapters.get("claude").state_dirs   # as a real claude turn is fenced
     with tempfile.TemporaryDirectory() as tmp:
         work, home = Path(tmp) / "ck", Path(tmp) / "home"
         work.mkdir()
