@@ -28,7 +28,8 @@ from disputatio.adapters.base import TurnRequest, TurnResult
 from disputatio.workspace import agent_env
 
 from .clis import NAMES, cli_setup, shared_xdg_cache
-from .model_server import Rule, ScriptedModelServer, Text, ToolCall
+from .model_server import Rule, ScriptedModelServer, Text
+from .test_real_clis import read_call
 
 pytestmark = pytest.mark.real
 
@@ -48,18 +49,6 @@ DEFAULT_PLACES: dict[str, dict[str, str]] = {
 }
 # gemini's TMPDIR points into its override dir; under the fence every turn has a private /tmp
 DROPPED = ("TMPDIR",)
-
-
-def read_call(name: str, work: Path) -> ToolCall:
-    """A harmless read of the checkout's file in each CLI's own tool."""
-    target = str(work / "hello.txt")
-    return {
-        "claude": ToolCall("Read", {"file_path": target}),
-        "codex": ToolCall("exec_command", {"cmd": "cat hello.txt"}),
-        "gemini": ToolCall("read_file", {"file_path": "hello.txt"}),
-        "copilot": ToolCall("view", {"path": target}),
-        "pi": ToolCall("read", {"path": "hello.txt"}),
-    }[name]
 
 
 def default_home_setup(name: str, url: str, home: Path, staging: Path
