@@ -35,7 +35,7 @@ from disputatio.outcome import (
     Outcome,
     UsageError,
 )
-from disputatio.protocols.base import Done, Refused
+from disputatio.protocols.base import Ask, Done, Refused
 from disputatio.render import summary
 
 LINEUP_FILE = folder.LINEUP_FILE
@@ -53,6 +53,7 @@ class RunOptions:
     quiet: bool = False
     sign: bool = False
     fence: str | None = None
+    human: bool = False   # a human in the loop: the context must carry a face that asks them
 
 
 def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
@@ -66,6 +67,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
         raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     rules = protocols.get(protocol)
     settings = _settings(rules, cfg, options)
+    if options.human and ctx.human is None:
+        raise UsageError("--human needs a terminal to ask you on")
     check_binaries(cfg)
     fence = choose_fence(cfg.fence, ctx)
     base = base or Path.cwd()
@@ -92,6 +95,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
             seats={"judge": _public(cfg.judge) if cfg.judge else None,
                    "synthesizer": _public(synth) if synth else None},
             lineup_file=LINEUP_FILE, lineup_sha256=lineup_sha,
+            human=True if options.human else None,
             **fence.record(),
         ))
         return folder.signed(_drive(debate_dir, led, options.quiet, snapshot, ctx), led, key)
@@ -128,6 +132,7 @@ def _request(request: str, answers: str, debate: Path | None, quiet: bool, base:
         except Refused as exc:
             raise UsageError(f"{debate_dir}: {exc}") from None
         folder.seats(state, debate_dir)  # unusable: fail before appending
+        _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
         event = event.model_copy(update=chosen.record())
         _append(led, event)
@@ -155,6 +160,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
                                f"has ended ({step.status.replace('_', ' ')})")
             retry = again
         folder.seats(state, debate_dir)  # unusable: fail before appending
+        _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
         _append(led, Resumed(version=__version__, retry=retry, **chosen.record()))
         return folder.signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led, ctx),
@@ -224,6 +230,13 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                 if isinstance(step, Done):
                     done = step
                     break
+                if isinstance(step, Ask):
+                    acted = ctx.human(step) if ctx.human is not None else None
+                    if acted is None or ctx.cancel.cancelled:
+                        interrupted = True
+                        break
+                    ctx.record(led, acted)
+                    continue
                 gone = rules.released(state, step)
                 if gone:
                     workspaces.release(gone)
@@ -242,8 +255,9 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
             _append(led, Interrupted(reason="signal"))
             folder.write(debate_dir, led.events, "interrupted",
                          "run `disputatio --resume` to finish")
+            human = " --human" if state.asks_human else ""
             return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
-                           f"interrupted; finish it with: disputatio --resume --debate "
+                           f"interrupted; finish it with: disputatio --resume{human} --debate "
                            f"{debate_dir}")
         _append(led, DebateEnded(status=done.status, reason=done.reason, cleanup_s=cleanup_s))
         primary = folder.write(debate_dir, led.events, done.status, done.reason)
@@ -253,6 +267,13 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
     ending = rules.ending(done, str(primary))
     return Outcome(EXIT_FAILED if ending.failed else EXIT_OK, primary, done.status,
                    ending.message)
+
+
+def _human_present(state, debate_dir: Path, ctx: RunContext) -> None:
+    """A debate with a human in the loop goes on only with someone to ask."""
+    if state.asks_human and ctx.human is None:
+        raise UsageError(f"{debate_dir}: this debate has a human in the loop; carry it on at a "
+                         "terminal with --human")
 
 
 def _warn_unbacked(events, ctx: RunContext) -> None:

@@ -8,13 +8,17 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from disputatio.cancel import CancelToken
-from disputatio.events import EventData
+from disputatio.events import EventData, HumanActed
 from disputatio.ledger import Event, Ledger
 from disputatio.text import sanitize
 
 Subscriber = Callable[[EventData], None]
+# The human in the loop: shown a protocol's question (``protocols.base.Ask``), answers with the
+# event to record, or None when they left (Ctrl-C, end of input): the debate stops, resumable.
+Human = Callable[[Any], HumanActed | None]
 
 
 def _stderr_warning(text: str) -> None:
@@ -32,6 +36,7 @@ class RunContext:
     warn: Callable[[str], None] = _stderr_warning
     note: Callable[[str], None] = _stderr_note   # the closing summary line (not with --quiet)
     subscribers: list[Subscriber] = field(default_factory=list)
+    human: Human | None = None   # a face that can ask the human (--human on a terminal)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, ledger: Ledger, event: EventData) -> Event:

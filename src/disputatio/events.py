@@ -81,6 +81,7 @@ class Fenced(EventData):
 class DebateStarted(Fenced):
     TYPE = "debate_started"
     WHEN = "a new debate, first event"
+    OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human"}
 
     quaestio: str = Field(description="the question, as the user gave it")
     protocol: str = Field("disputatio", description="the protocol's name (protocols.KNOWN)")
@@ -103,6 +104,10 @@ class DebateStarted(Fenced):
     lineup_file: str | None = Field(None, description="the file with the full lineup "
                                     "(env values included) that --resume runs")
     lineup_sha256: str | None = Field(None, description="its sha256 when the debate started")
+    settings: dict[str, Any] | None = Field(None, description="the protocol's own settings "
+                                            "beyond rounds (only when it has some)")
+    human: bool | None = Field(None, description="a human in the loop (--human): the protocol "
+                               "asks them between rounds (only when true)")
 
 
 class TurnFields(EventData):
@@ -189,6 +194,20 @@ class FinalizeRequested(Fenced):
     WHEN = "`--finalize`"
 
 
+class HumanActed(EventData):
+    TYPE = "human_acted"
+    WHEN = "the human in the loop (--human) answered a protocol's question"
+    OMITTED_WHEN_NONE = frozenset({"participant", "strength", "choice"})
+
+    key: str = Field(description="which question, as the protocol asked it (e.g. round-2)")
+    round: int = Field(0, description="the round it followed")
+    action: str = Field(description="agree, skip, steer or pick")
+    participant: str | None = Field(None, description="whom the human agrees with (agree)")
+    strength: int | None = Field(None, description="how strongly, 1-3 (agree)")
+    text: str = Field("", description="the steer, in the human's words (steer)")
+    choice: str | None = Field(None, description="what the human picked (pick)")
+
+
 class Resumed(Fenced):
     TYPE = "resumed"
     WHEN = "`--resume`"
@@ -215,7 +234,7 @@ class DebateEnded(EventData):
 
 ALL: tuple[type[EventData], ...] = (
     DebateStarted, TurnStarted, TurnCompleted, TurnInterrupted, AnswersGiven, FinalizeRequested,
-    Resumed, Interrupted, DebateEnded)
+    HumanActed, Resumed, Interrupted, DebateEnded)
 BY_TYPE: dict[str, type[EventData]] = {cls.TYPE: cls for cls in ALL}
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from disputatio.events import (
     DebateStarted,
     EventData,
+    HumanActed,
     Resumed,
     TurnCompleted,
     typed,
@@ -47,6 +48,24 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Ask:
+    """A question for the human in the loop (``--human``) between steps. ``app`` hands it to
+    the face (the terminal), appends the ``HumanActed`` it answers with, and asks the protocol
+    again: the answer lives in the ledger, so resume and replay see it like any turn.
+
+    ``choices``: what the human may do — ``agree`` (with one of ``participants``, strength
+    1-3), ``skip``, ``steer`` (text for everyone's next turn), ``pick`` (one of ``options``)."""
+
+    key: str                                   # recorded as HumanActed.key
+    round: int
+    title: str                                 # one line: what just happened
+    choices: tuple[str, ...] = ("agree", "skip", "steer")
+    participants: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    latest: tuple[tuple[str, str], ...] = ()   # (who, what they said) to show before asking
+
+
+@dataclass(frozen=True)
 class Done:
     """The protocol has nothing left to run. ``status``: resolved, needs_input, unclear,
     debated (no judge in the lineup: the debate ends after the reactions), aborted (too few
@@ -76,6 +95,7 @@ class DebateState:
     turns: dict[str, Turn] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)   # turn ids in completion order
     started: DebateStarted = field(default_factory=_nothing_started)
+    human: list[HumanActed] = field(default_factory=list)   # the human's actions, in order
 
     @classmethod
     def from_events(cls, events: Iterable[Any]) -> Any:
@@ -88,6 +108,8 @@ class DebateState:
             elif isinstance(e, TurnCompleted):
                 s.turns[e.turn_id] = e
                 s.order.append(e.turn_id)
+            elif isinstance(e, HumanActed):
+                s.human.append(e)
             elif isinstance(e, Resumed):
                 # turns the user asked to try again: forget their failed attempt
                 for tid in e.retry:
@@ -98,6 +120,15 @@ class DebateState:
 
     def fold(self, event: EventData) -> None:
         """A protocol's own reading of one event (after the common one above)."""
+
+    @property
+    def asks_human(self) -> bool:
+        """The debate was started with a human in the loop."""
+        return bool(self.started.human)
+
+    def acted(self, key: str) -> HumanActed | None:
+        """The human's answer to the question ``key``, if they gave one."""
+        return next((h for h in self.human if h.key == key), None)
 
 
 # --- what a protocol declares --------------------------------------------------------------
@@ -155,7 +186,7 @@ class Protocol(Interface):
 
     def started(self, config: BaseModel) -> dict[str, Any]: ...
     def state(self, events: Iterable[Any]) -> DebateState: ...
-    def next_step(self, state: Any) -> Step | Done: ...
+    def next_step(self, state: Any) -> Step | Ask | Done: ...
     def lineup_line(self, state: Any) -> str: ...
     def seats(self, state: Any) -> list[SeatSpec]: ...
     def places(self, state: Any, request: EventData | None) -> Places: ...
@@ -216,3 +247,34 @@ def foreign(text: str, limit: int) -> str:
     """A quaestio, a ruling or the human's answers as a prompt holds them: quoted, within
     ``limit`` characters."""
     return quote(cut(text.strip(), limit, NOT_SHOWN))
+
+
+def human_notes(actions: Iterable[HumanActed]) -> str:
+    """What agents (and the judge) are told of the human's actions: lines of ours, the steer
+    quoted like any foreign text; empty when the human only skipped."""
+    lines = []
+    for h in actions:
+        if h.action == "agree" and h.participant:
+            lines.append(f"- After round {h.round}, the human agrees with {h.participant} "
+                         f"(strength {h.strength or 1} of 3).")
+        elif h.action == "steer" and h.text.strip():
+            lines.append(f"- After round {h.round}, the human steers the debate:\n\n"
+                         f"{foreign(h.text, ANSWERS_BUDGET)}\n")
+    return "\n".join(lines)
+
+
+def human_lines(actions: Iterable[HumanActed]) -> list[str]:
+    """The human in the loop's actions as ``debate.md`` shows them (skips included: the
+    record says the human was asked)."""
+    lines: list[str] = []
+    for h in actions:
+        lines += [f"## The human, after round {h.round}", ""]
+        if h.action == "agree":
+            lines += [f"Agrees with {h.participant} (strength {h.strength or 1} of 3).", ""]
+        elif h.action == "steer":
+            lines += ["Steers the debate:", "", quote(h.text.strip()), ""]
+        elif h.action == "pick":
+            lines += [f"Picks {h.choice}.", ""]
+        else:
+            lines += ["Skips.", ""]
+    return lines

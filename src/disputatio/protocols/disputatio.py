@@ -21,6 +21,7 @@ from disputatio.protocols.base import (
     RESOLVED,
     RULING_BUDGET,
     TRANSCRIPT_BUDGET,
+    Ask,
     DebateState,
     Done,
     Ending,
@@ -34,6 +35,8 @@ from disputatio.protocols.base import (
     answered,
     contribution,
     foreign,
+    human_lines,
+    human_notes,
     parse_status,
 )
 from disputatio.text import fair_caps, one_line, quote, sanitize
@@ -105,7 +108,7 @@ def redactio_id(k: int, f: int) -> str:
     return f"redactio-{k}" + (f".{f}" if f else "")
 
 
-def next_step(s: State) -> Step | Done:
+def next_step(s: State) -> Step | Ask | Done:
     missing = [p for p in s.participants if proposal_id(p) not in s.turns]
     if missing:
         return Step("proposals", tuple(
@@ -118,6 +121,9 @@ def next_step(s: State) -> Step | Done:
                                "retries the failed ones)")
     for rnd in range(1, s.rounds + 1):
         missing = [p for p in s.participants if reaction_id(rnd, p) not in s.turns]
+        ask = _ask_human(s, rnd - 1)
+        if missing and ask is not None:
+            return ask
         if missing:
             transcript = render_transcript(s, upto_round=rnd - 1)
             return Step(f"reactions {rnd}/{s.rounds}", tuple(
@@ -128,6 +134,9 @@ def next_step(s: State) -> Step | Done:
     if s.judge is None:
         return Done("debated", "the lineup has no judge: the debate ends after the reactions")
     k = len(s.answers) + 1
+    ask = _ask_human(s, s.rounds)
+    if k == 1 and respondeo_id(1) not in s.turns and ask is not None:
+        return ask
     rid = respondeo_id(k)
     if rid not in s.turns:
         return Step("respondeo", (_respondeo_turn(s, k),))
@@ -149,6 +158,19 @@ def next_step(s: State) -> Step | Done:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
                               f"{draft.message}); once fixed, `disputatio --resume` asks again")
     return Done("resolved")
+
+
+def _ask_human(s: State, rnd: int) -> Ask | None:
+    """With a human in the loop, after the proposals (round 0) and after each reaction round:
+    agree with a debater, skip, or steer the next round (and the judge)."""
+    key = f"round-{rnd}"
+    if not s.asks_human or s.acted(key) is not None:
+        return None
+    ids = [proposal_id(p) if rnd == 0 else reaction_id(rnd, p) for p in s.participants]
+    latest = tuple((s.turns[t].participant, s.turns[t].text) for t in ids
+                   if answered(s.turns.get(t)))
+    title = "The proposals are in" if rnd == 0 else f"Reaction round {rnd} is over"
+    return Ask(key, rnd, title, participants=tuple(s.participants), latest=latest)
 
 
 def _respondeo_turn(s: State, k: int) -> TurnSpec:
@@ -178,8 +200,10 @@ def render_transcript(s: State, upto_round: int) -> str:
                     for p in s.participants]
     lengths = [len(t.text.strip()) if answered(t) else 0 for _, t in entries]
     caps = fair_caps(lengths, TRANSCRIPT_BUDGET)
-    return "\n\n".join(f"### {title}\n\n{contribution(t, cap)}"
+    text = "\n\n".join(f"### {title}\n\n{contribution(t, cap)}"
                         for (title, t), cap in zip(entries, caps, strict=True))
+    notes = human_notes(h for h in s.human if h.round <= upto_round)
+    return text + (f"\n\n### The human in the loop\n\n{notes}" if notes else "")
 
 
 # --- the protocol's policy, as app asks for it ------------------------------------------------
@@ -277,11 +301,21 @@ _RANK = {"proposal": 0, "reaction": 1, "respondeo": 2, "redactio": 2}
 def presentation(s: State) -> Presentation:
     answers = iter(s.answers)
 
+    unshown = list(s.human)
+
     def interlude(t: Turn) -> list[str]:
-        """Each ruling after the first follows the answers it was given."""
+        """The human in the loop's actions before the round that followed them; each ruling
+        after the first follows the answers it was given."""
+        lines: list[str] = []
+        before = t.round if t.phase == "reaction" else s.rounds + 1
+        if t.phase != "proposal":
+            due = [h for h in unshown if h.round < before]
+            for h in due:
+                unshown.remove(h)
+            lines += human_lines(due)
         if t.phase == "respondeo" and t.round > 1:
-            return ["## The human's answers", "", quote(next(answers, "").strip()), ""]
-        return []
+            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
+        return lines
 
     return Presentation(verdict=s.latest_status(), title=_title, order=_order,
                         interlude=interlude, where=_where, documents=_documents)
