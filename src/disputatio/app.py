@@ -90,7 +90,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
             if cfg.repo else None, include_uncommitted=cfg.include_uncommitted,
             snapshot=getattr(snapshot, "commit", None),
             participants=list(lineup), judge=_judge_name(cfg.judge),
-            synthesizer=_synth_name(cfg, synth),
+            synthesizer=_synth_name(cfg),
             lineup={n: _public(p) for n, p in lineup.items()},
             seats={"judge": _public(cfg.judge) if cfg.judge else None,
                    "synthesizer": _public(synth) if synth else None},
@@ -177,12 +177,12 @@ def verify(debate: Path | None, base: Path | None = None,
     path = debate_dir / "events.jsonl"
     try:
         ok, message = ledger.verify(path, folder.recorded(debate_dir))
-        if ok and allowed_signers is None:
-            message += signing.note(debate_dir)
-        elif ok:
+        if ok and allowed_signers is not None:
             ok, signed = signing.check(debate_dir, [e.hash for e in ledger.load(path)],
                                        allowed_signers)
             message = f"{message}; {signed}" if ok else signed
+        elif ok:
+            message += signing.note(debate_dir)
     except OSError as exc:
         raise UsageError(f"{debate_dir}: cannot read the ledger: {exc.strerror}") from None
     except (ledger.LedgerError, signing.SigningError) as exc:
@@ -398,10 +398,10 @@ def _judge_name(judge: Participant | None) -> str | None:
     return judge.name or "judge"
 
 
-def _synth_name(cfg: DebateConfig, synth: Participant) -> str:
+def _synth_name(cfg: DebateConfig) -> str | None:
     if cfg.synthesizer is None:
         return _judge_name(cfg.judge)
-    return synth.name or "synthesizer"
+    return cfg.synthesizer.name or "synthesizer"
 
 
 def _public(p: Participant) -> dict:

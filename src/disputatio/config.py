@@ -22,6 +22,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from disputatio import adapters, yamlfile
 
@@ -253,8 +254,8 @@ def parse_text(text: str, where: str) -> DebateConfig:
     try:
         data, lines = yamlfile.read(text, rename=lambda k: _CAMEL.get(k, k), verbatim=("env",))
     except yamlfile.YamlError as exc:
-        line = f":{exc.line}" if exc.line else ""
-        raise ConfigError(f"{where}{line}: {exc}") from None
+        at = f":{exc.line}" if exc.line else ""
+        raise ConfigError(f"{where}{at}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1: expected a mapping of settings at the top level")
     data = _normalise_keys(data)
@@ -283,7 +284,8 @@ def _unrunnable(data: dict, lines: dict[tuple, int]) -> list[tuple[int, str]]:
     preflight, which also covers the CLIs found on PATH. Reads the raw mapping, so that it
     also runs when something else in the file is wrong."""
     people = data.get("participants")
-    entries = [(("participants", i), p) for i, p in enumerate(people)] \
+    entries: list[tuple[tuple[str | int, ...], Any]] = \
+        [(("participants", i), p) for i, p in enumerate(people)] \
         if isinstance(people, list) else []
     entries += [((role,), data.get(role)) for role in ("judge", "synthesizer")]
     out = []
@@ -303,7 +305,7 @@ def _unrunnable(data: dict, lines: dict[tuple, int]) -> list[tuple[int, str]]:
     return out
 
 
-def _describe(err: dict, loc: tuple) -> str:
+def _describe(err: ErrorDetails, loc: tuple) -> str:
     kind = err["type"]
     msg = re.sub(r"^Value error, ", "", err["msg"])
     if loc and loc[-1] == "[key]":  # a mapping's key (an env name) is what is wrong

@@ -433,7 +433,9 @@ def _commit_changes(info: _Repo, changes: list[str], root: Path, env: dict[str, 
             meta, path = e.split(b"\t", 1)
             prior[os.fsdecode(path)] = meta.split()[0].decode()
     (root / "links").mkdir()
-    removals, adds, sources = [], [], []
+    removals: list[str] = []
+    adds: list[tuple[str, str]] = []
+    sources: list[Path] = []
     for rel in changes:
         if rel.endswith("/"):  # an untracked nested repository: not ours to copy
             continue

@@ -95,7 +95,7 @@ class Workspaces:
         self._mirror_print = fingerprint(snapshot.git_dir, frozenset()) if snapshot else None
         base = _safe_name(snapshot.repo.name.removesuffix(".git"), set(), "repo") \
             if snapshot else ""
-        no_repo, used = set(no_repo), set()
+        no_repo, used = set(no_repo), set[str]()
         self._slots: dict[str, _Slot] = {}
         for name in dict.fromkeys(names):
             parent = self.root / "p" / _safe_name(name, used, "participant")

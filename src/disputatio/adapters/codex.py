@@ -19,6 +19,7 @@ reports, not failures. Only ``turn.failed`` (or a failed exit with no answer) is
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from disputatio.adapters import kit as c
 from disputatio.adapters.base import (
@@ -85,7 +86,7 @@ class Codex(c.BasicAdapter):
         tools: dict[str, str] = {}  # item id -> type, so started+completed count once
         for ev in capture.stdout_json_lines():
             kind = ev.get("type")
-            item = ev.get("item") if isinstance(ev.get("item"), dict) else {}
+            item = it if isinstance(it := ev.get("item"), dict) else {}
             if kind == "thread.started":
                 session = ev.get("thread_id")
             elif kind == "item.completed" and item.get("type") == "agent_message":
@@ -99,7 +100,7 @@ class Codex(c.BasicAdapter):
                 last_error = ev.get("message")
             if kind in ("item.started", "item.completed") and item.get("type") in TOOL_ITEMS:
                 tools[str(item.get("id"))] = item["type"]
-        extra = {
+        extra: dict[str, Any] = {
             "tokens": c.reported(
                 input=c.count(usage.get("input_tokens")),
                 output=c.count(usage.get("output_tokens")),

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from disputatio.adapters import kit as c
 from disputatio.adapters.base import AUTH, Capture, TurnResult
@@ -89,7 +90,7 @@ class Copilot(c.BasicAdapter):
         if result is None and error is None:
             # no JSON at all: auth problems are plain text on stderr, even in json mode
             return c.exit_failure(capture, "copilot", "JSONL events ending in a result line")
-        extra = {
+        extra: dict[str, Any] = {
             "tokens": _tokens(capture),
             "evidence": {"commands": sum(n in SHELL_TOOLS for n in calls),
                          "tool_calls": len(calls)},
@@ -100,6 +101,7 @@ class Copilot(c.BasicAdapter):
             if error.get("errorType") == "authentication":
                 return TurnResult.failed(AUTH, message, **extra)
             return c.failure(message, c.count(error.get("statusCode")), **extra)
+        assert result is not None   # with neither a result nor an error it returned above
         if result.get("exitCode") not in (0, None):
             said = c.error_line(capture.read_stderr())
             said = said or f"copilot finished with exitCode {result['exitCode']}"

@@ -59,7 +59,7 @@ class Fence:
 
     def record(self) -> dict[str, str]:
         """What the ledger, debate.md and debate.json say about it."""
-        if self.on:
+        if self.mechanism is not None:
             return {"fence": self.mechanism}
         return {"fence": "none", "fence_reason": self.reason}
 
@@ -143,6 +143,7 @@ def wrap(fence: Fence, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
     unchanged."""
     if not fence.on:
         return list(argv), dict(env)
+    assert fence.tool is not None, "a fence that is on names its binary"
     own = [Path(os.path.realpath(p)) for p in writable if os.path.exists(p)]
     states = prepare(state)
     guard = covering(states, protect)

@@ -11,6 +11,8 @@ the last assistant message, which is what we classify on.
 
 from __future__ import annotations
 
+from typing import Any
+
 from disputatio.adapters import kit as c
 from disputatio.adapters.base import Capture, TurnResult
 from disputatio.adapters.fence import StateDir
@@ -46,7 +48,7 @@ class Pi(c.BasicAdapter):
         unknown: set[str] = set()     # calls of a tool --tools does not offer: never ran
         for ev in capture.stdout_json_lines():
             kind = ev.get("type")
-            msg = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+            msg = m if isinstance(m := ev.get("message"), dict) else {}
             if kind == "session":
                 session = ev.get("id")
             elif kind == "tool_execution_start":
@@ -67,7 +69,7 @@ class Pi(c.BasicAdapter):
         if last is None:
             return c.exit_failure(capture, "pi", "an assistant message_end event on stdout")
         ran = [name for call, name in calls.items() if call not in unknown]
-        extra = {
+        extra: dict[str, Any] = {
             "cost_usd": cost,
             "tokens": sums,
             "evidence": {"commands": ran.count("bash"), "tool_calls": len(ran)},
@@ -85,7 +87,7 @@ class Pi(c.BasicAdapter):
 
 def _not_found(ev: dict) -> bool:
     """pi's answer to a call of a tool it does not offer (a failed read is still a read)."""
-    result = ev.get("result") if isinstance(ev.get("result"), dict) else {}
+    result = r if isinstance(r := ev.get("result"), dict) else {}
     said = [part.get("text") for part in result.get("content") or [] if isinstance(part, dict)]
     return ev.get("isError") is True and said == [f"Tool {ev.get('toolName')} not found"]
 

@@ -118,7 +118,7 @@ def run(
                                      state=fencing.state_paths(state, env),
                                      private_tmp=private / "tmp", protect=protect,
                                      hide=hide)
-        bwrap = private is not None and fence.mechanism.startswith("bwrap")
+        bwrap = private is not None and (fence.mechanism or "").startswith("bwrap")
         return _spawn(invocation, argv, env, cwd, stdin_path, timeout_s, stdout_path,
                       stderr_path, bwrap, cancel)
     finally:
@@ -152,7 +152,7 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
             return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {exc.strerror}",
                            context=invocation.context)
         finally:
-            if stdin is not subprocess.DEVNULL:
+            if not isinstance(stdin, int):   # a file of ours, not subprocess.DEVNULL
                 stdin.close()
         with _live_lock:
             _live[proc.pid] = proc
@@ -222,7 +222,7 @@ def _wait_watching(proc: subprocess.Popen, timeout_s: float | None, rule: GiveUp
     with open(path, "rb") as fh:
         while True:
             left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
+            if timeout_s is not None and left is not None and left <= 0:
                 raise subprocess.TimeoutExpired(proc.args, timeout_s)
             try:
                 proc.wait(timeout=WATCH_INTERVAL_S if left is None else min(WATCH_INTERVAL_S,

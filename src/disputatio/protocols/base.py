@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 from typing import Protocol as Interface
 
 from pydantic import BaseModel
@@ -239,7 +239,7 @@ def contribution(turn: Turn | None, limit: int | None = None) -> str:
     return quote(cut(text, limit, NOT_SHOWN) if limit is not None else text)
 
 
-def answered(turn: Turn | None) -> bool:
+def answered(turn: Turn | None) -> TypeGuard[Turn]:
     return turn is not None and turn.ok and bool(turn.text.strip())
 
 

@@ -139,7 +139,7 @@ def next_step(s: State) -> Step | Ask | Done:
         return ask
     rid = respondeo_id(k)
     if rid not in s.turns:
-        return Step("respondeo", (_respondeo_turn(s, k),))
+        return Step("respondeo", (_respondeo_turn(s, s.judge, k),))
     ruling = s.turns[rid]
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message}); "
@@ -150,7 +150,7 @@ def next_step(s: State) -> Step | Ask | Done:
     did = redactio_id(k, s.finalizes)
     if did not in s.turns:
         return Step("redactio", (TurnSpec(
-            did, s.synthesizer, "synthesizer", "redactio", k, "redactio",
+            did, s.synthesizer or s.judge, "synthesizer", "redactio", k, "redactio",
             {"quaestio": _quaestio(s), "transcript": render_transcript(s, upto_round=s.rounds),
              "ruling": foreign(ruling.text, RULING_BUDGET)}),))
     draft = s.turns[did]
@@ -173,7 +173,7 @@ def _ask_human(s: State, rnd: int) -> Ask | None:
     return Ask(key, rnd, title, participants=tuple(s.participants), latest=latest)
 
 
-def _respondeo_turn(s: State, k: int) -> TurnSpec:
+def _respondeo_turn(s: State, judge: str, k: int) -> TurnSpec:
     variables = {"quaestio": _quaestio(s),
                  "transcript": render_transcript(s, upto_round=s.rounds)}
     template = "respondeo"
@@ -184,7 +184,7 @@ def _respondeo_turn(s: State, k: int) -> TurnSpec:
         share = ANSWERS_BUDGET // len(s.answers)
         variables["answers"] = "\n\n".join(
             f"Answer {i}:\n\n{foreign(a, share)}" for i, a in enumerate(s.answers, start=1))
-    return TurnSpec(respondeo_id(k), s.judge, "judge", "respondeo", k, template, variables)
+    return TurnSpec(respondeo_id(k), judge, "judge", "respondeo", k, template, variables)
 
 
 def _quaestio(s: State) -> str:
@@ -229,8 +229,8 @@ def places(s: State, request: EventData | None) -> Places:
     and the synthesizer."""
     reopened = isinstance(request, AnswersGiven | FinalizeRequested)
     no_repo = {s.judge} if s.judge and s.judge != s.synthesizer else set()
-    names = [s.synthesizer] if reopened else [*s.participants, s.synthesizer]
-    names = [n for n in names if n is not None]
+    wanted = [s.synthesizer] if reopened else [*s.participants, s.synthesizer]
+    names = [n for n in wanted if n is not None]
     if s.judge is not None and s.judge not in names:
         names.append(s.judge)
         no_repo.add(s.judge)
