@@ -1,0 +1,96 @@
+"""One debate as text for a terminal: our structure styled, foreign text shown as it is.
+
+Answers are printed as plain text, never as markup (rich's own or markdown): they are already
+sanitized of terminal controls, and nothing in them can style or hyperlink anything. Colour only
+when asked (a TTY); otherwise the same lines without a single escape sequence. Pure: events in,
+a string out.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import io
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.text import Text
+
+from disputatio.events import DebateStarted, started_event
+from disputatio.render import summary
+from disputatio.render.html import hue, labels_of
+from disputatio.render.report import Look
+from disputatio.text import one_line, sanitize
+
+
+def colour(label: str) -> str:
+    """The participant's colour of the HTML report, for a terminal."""
+    r, g, b = colorsys.hls_to_rgb(hue(label) / 360, 0.6, 0.65)
+    return f"rgb({int(r * 255)},{int(g * 255)},{int(b * 255)})"
+
+
+def text_report(events, status: str, reason: str, look: Look, color: bool,
+                width: int | None = None) -> str:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=color, no_color=not color,
+                      color_system="truecolor" if color else None, width=width or 100,
+                      highlight=False, markup=False, emoji=False, soft_wrap=not color)
+    started = started_event(events) or DebateStarted(quaestio="", rounds=0, participants=[])
+    ran = summary.turns(events)
+    views = sorted(ran, key=lambda v: look.order(v.turn, started.participants))
+    labels = labels_of(started, views)
+
+    def who(name: str) -> Text:
+        return Text(one_line(name, 100), style=f"bold {colour(name)}" if name in labels else "")
+
+    console.print(Text(sanitize(started.quaestio).strip() or "(empty)", style="bold"))
+    line = Text("status ", style="dim") + Text(status, style="bold")
+    if reason:
+        line += Text(f" — {one_line(reason, 300)}")
+    if look.verdict:
+        line += Text(" · verdict ", style="dim") + Text(look.verdict, style="bold")
+    console.print(line)
+    people = Text("participants ", style="dim")
+    for n, name in enumerate(started.participants):
+        people += (Text(", ") if n else Text("")) + who(name)
+    if started.judge:
+        people += Text(" · judge ", style="dim") + who(started.judge)
+    console.print(people)
+    console.print(Text(f"started {events[0].ts if events else '?'} · protocol "
+                       f"{started.protocol} · rounds {started.rounds}", style="dim"))
+    for d in summary.degradations(views, look.where):
+        console.print(Text("degraded: " + one_line(d, 500), style="yellow"))
+
+    for view in views:
+        v = view.turn
+        for extra in look.interlude(v):
+            console.print(Text(sanitize(extra)))
+        state = {True: "answered", False: "failed", None: "unfinished"}[view.ok]
+        cost = "cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}"
+        title = Text(f"{look.title(v)} — ") + who(v.participant)
+        console.print()
+        console.print(Rule(title, align="left", style=colour(v.participant)
+                           if v.participant in labels else ""))
+        console.print(Text(f"{state} · {v.seat or 'participant'} · {v.phase} · round {v.round}"
+                           f" · {v.adapter} · {cost} · {summary.fmt_tokens(v.tokens)}",
+                           style="dim"))
+        if view.ok:
+            console.print(Text(sanitize(v.text).strip()))
+        elif view.ok is False:
+            console.print(Text(f"Failed ({v.failure}): {one_line(v.message or '', 500)}",
+                               style="red"))
+        else:
+            console.print(Text("Did not finish (interrupted during this turn).", style="red"))
+
+    ended = [v.turn for v in ran if v.ok is not None]
+    files, primary = look.documents(ended, "")
+    if primary and primary in files:
+        console.print()
+        console.print(Rule(Text(primary, style="bold"), align="left"))
+        console.print(Text(sanitize(files[primary]).strip()))
+    t = summary.totals(views)
+    console.print(Rule(style="dim"))
+    console.print(Text(f"{t.turns} turns ({t.failed} failed) · {summary.fmt_cost(t)} · "
+                       f"{summary.fmt_tokens(t.tokens, t.tokens_complete)} · "
+                       f"wall time {summary.fmt_duration(summary.wall_seconds(events))}",
+                       style="dim"))
+    return out.getvalue()
