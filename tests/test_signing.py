@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sim, write_config
 from disputatio import ledger, signing
+from support import run_cli, sim, write_config
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen (OpenSSH) is not installed")

@@ -231,7 +231,8 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                     done = step
                     break
                 if isinstance(step, Ask):
-                    acted = ctx.human(step) if ctx.human is not None else None
+                    with view.paused():   # the live table would redraw over the question
+                        acted = ctx.human(step) if ctx.human is not None else None
                     if acted is None or ctx.cancel.cancelled:
                         interrupted = True
                         break

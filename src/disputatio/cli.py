@@ -122,6 +122,9 @@ Force = Annotated[bool, typer.Option(
     "--force", help="Overwrite the config without a backup.")]
 Quiet = Annotated[bool, typer.Option(
     "--quiet", "-q", help="No progress on stderr; warnings and errors only.")]
+HumanFlag = Annotated[bool, typer.Option(
+    "--human", help="A human in the loop: after each round, agree with a participant, skip "
+    "or steer, at the terminal (stdin and stderr must be one).")]
 Version = Annotated[bool, typer.Option(
     "--version", callback=_version, is_eager=True, help="Print the version and exit.")]
 
@@ -148,6 +151,7 @@ class _Asked:
     protocol: str | None = None
     answers: str | None = None
     quiet: bool = False
+    human: bool = False
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -165,7 +169,7 @@ def run_command(
     repo: Repo = None, include_uncommitted: Uncommitted = False, rounds: Rounds = None,
     timeout: Timeout = None, budget: Budget = None, max_parallel: MaxParallel = None,
     demo: Demo = False, protocol: Protocol = None, sign: Sign = False, fence: Fence = None,
-    quiet: Quiet = False,
+    quiet: Quiet = False, human: HumanFlag = False,
     # the flags of the releases without commands: accepted, not shown in run's help
     continue_answers: Annotated[str | None, typer.Option("--continue", hidden=True)] = None,
     finalize: Annotated[bool, typer.Option("--finalize", hidden=True)] = False,
@@ -183,7 +187,7 @@ def run_command(
                    include_uncommitted=include_uncommitted, rounds=rounds, budget=budget,
                    demo=demo, max_parallel=max_parallel, debate=debate, force=force,
                    timeout=timeout, sign=sign, fence=fence, allowed_signers=allowed_signers,
-                   protocol=protocol, answers=continue_answers, quiet=quiet)
+                   protocol=protocol, answers=continue_answers, quiet=quiet, human=human)
     _act(DEFAULT, asked, aliases={"--continue": continue_answers is not None,
                                   "--finalize": finalize, "--resume": resume,
                                   "--verify": verify, "--doctor": doctor, "--init": init})
@@ -196,26 +200,28 @@ def continue_command(
     answers: Annotated[str, typer.Argument(help="Your answers to the judge's questions.",
                                            show_default=False)],
     debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
-    fence: Fence = None, quiet: Quiet = False,
+    fence: Fence = None, quiet: Quiet = False, human: HumanFlag = False,
 ) -> None:
     _act("continue", _Asked(answers=answers, debate=debate, timeout=timeout, sign=sign,
-                            fence=fence, quiet=quiet))
+                            fence=fence, quiet=quiet, human=human))
 
 
 @cli.command("finalize", help="Re-draft final-report.md from a resolved debate.")
 def finalize_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
-                     fence: Fence = None, quiet: Quiet = False) -> None:
+                     fence: Fence = None, quiet: Quiet = False,
+                     human: HumanFlag = False) -> None:
     _act("finalize", _Asked(debate=debate, timeout=timeout, sign=sign, fence=fence,
-                            quiet=quiet))
+                            quiet=quiet, human=human))
 
 
 @cli.command("resume", short_help="Finish a debate that crashed or was interrupted.",
              help="Finish a debate that crashed, was interrupted or stopped on a "
              "failure: only the unfinished and failed turns run again.")
 def resume_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
-                   fence: Fence = None, quiet: Quiet = False) -> None:
+                   fence: Fence = None, quiet: Quiet = False,
+                   human: HumanFlag = False) -> None:
     _act("resume", _Asked(debate=debate, timeout=timeout, sign=sign, fence=fence,
-                          quiet=quiet))
+                          quiet=quiet, human=human))
 
 
 @cli.command("verify", help="Re-hash the ledger and name the first broken event.")
@@ -257,6 +263,9 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
         if asked.demo and asked.config_path is not None:
             raise outcome.UsageError("--demo brings its own lineup; drop --config, or drop "
                                      "--demo")
+        if asked.human:
+            from disputatio.human import refuse_without_terminal
+            refuse_without_terminal()
         result = _USE_CASES[command](asked)
     except (Exception, KeyboardInterrupt) as exc:
         said = outcome.failure(exc)
@@ -278,10 +287,10 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
 _ALLOWED = {
     None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
            "--max-parallel", "--rounds", "--budget", "--demo", "--protocol", "--timeout",
-           "--sign", "--fence"},
-    "--continue": {"--debate", "--timeout", "--sign", "--fence"},
-    "--finalize": {"--debate", "--timeout", "--sign", "--fence"},
-    "--resume": {"--debate", "--timeout", "--sign", "--fence"},
+           "--sign", "--fence", "--human"},
+    "--continue": {"--debate", "--timeout", "--sign", "--fence", "--human"},
+    "--finalize": {"--debate", "--timeout", "--sign", "--fence", "--human"},
+    "--resume": {"--debate", "--timeout", "--sign", "--fence", "--human"},
     "--verify": {"--debate", "--allowed-signers"},
     "--doctor": {"--config", "--demo", "--timeout", "--fence"},
     "--init": {"--force", "--timeout"},
@@ -320,8 +329,8 @@ def _run(asked: _Asked):
         rounds=asked.rounds, repo=asked.repo, timeout_minutes=asked.timeout,
         budget_usd=asked.budget, max_parallel=asked.max_parallel,
         include_uncommitted=asked.include_uncommitted or None, quiet=asked.quiet,
-        sign=asked.sign, fence=asked.fence), protocol=asked.protocol or "disputatio",
-        context=_context())
+        sign=asked.sign, fence=asked.fence, human=asked.human),
+        protocol=asked.protocol or "disputatio", context=_context(asked.human))
 
 
 def _carry_on(command: str):
@@ -332,10 +341,10 @@ def _carry_on(command: str):
         if command == "continue":
             return app.continue_(asked.answers or "", asked.debate, asked.quiet,
                                  timeout_minutes=asked.timeout, sign=asked.sign,
-                                 fence=asked.fence, context=_context())
+                                 fence=asked.fence, context=_context(asked.human))
         return (app.finalize if command == "finalize" else app.resume)(
             asked.debate, asked.quiet, timeout_minutes=asked.timeout, sign=asked.sign,
-            fence=asked.fence, context=_context())
+            fence=asked.fence, context=_context(asked.human))
     return use_case
 
 
@@ -421,12 +430,16 @@ class _Interrupted(SystemExit):
 _running = None
 
 
-def _context():
-    """A run context for this command, which the signal handlers cancel."""
+def _context(human: bool = False):
+    """A run context for this command, which the signal handlers cancel; with ``--human``
+    it asks at the terminal."""
     global _running
     from disputatio.context import RunContext
 
     _running = RunContext()
+    if human:
+        from disputatio.human import TerminalHuman
+        _running.human = TerminalHuman(_running.cancel)
     return _running
 
 

@@ -9,7 +9,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -72,6 +73,11 @@ class PlainProgress:
         else:
             self._line(f"{spec.participant}: {spec.phase} FAILED ({result.failure}) "
                        f"{result.message}")
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing to pause: no turn runs, so no line is printed, while the human is asked."""
+        yield
 
     def close(self) -> None:
         pass
@@ -136,6 +142,16 @@ class LiveProgress:
             row.tokens += sum(result.tokens.get(k, 0) for k in ("input", "output"))
             if result.ok and not result.tokens:
                 row.tokens_known = False
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The table stops redrawing (and gives the terminal back) while the human in the loop
+        is asked, and starts again below their answer."""
+        self._live.stop()
+        try:
+            yield
+        finally:
+            self._live.start()
 
     def close(self) -> None:
         self._live.stop()

@@ -1,0 +1,279 @@
+"""The human in the loop at a terminal (``--human``): a protocol's question (``Ask``) shown on
+stderr, the answer read from stdin, the action returned as the ``HumanActed`` event to record.
+
+Plain text only: what agents said reaches the terminal through ``sanitize`` (no escape can drive
+it) and is never read as markup. The wait for a line is a ``select`` on the terminal and on a
+pipe the run's cancel token writes to, so Ctrl-C (which the CLI turns into a cancel) ends the
+question at once; so do Ctrl-D and ``q``. Then the face answers None: the debate stops as
+interrupted and ``--resume --human`` asks again.
+
+What the human types (``parse``), one line:
+
+- ``a N [S]`` / ``agree N [S]``: agree with participant N (its number or name), strength S of
+  1-3 (default 2)
+- ``s TEXT`` / ``steer TEXT``: steer everyone's next turn; ``s`` alone: the text follows on the
+  next lines, ended by an empty line
+- ``k`` / ``skip``; ``p N`` / ``pick N``: pick option N (number or name); ``?``: the choices
+  again; ``q``: stop here (as Ctrl-D)
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import threading
+from typing import TextIO
+
+from disputatio.cancel import CancelToken
+from disputatio.events import HumanActed
+from disputatio.outcome import UsageError
+from disputatio.protocols.base import Ask
+from disputatio.text import one_line, sanitize
+
+DEFAULT_STRENGTH = 2
+MORE, LEAVE, HELP = "more", "leave", "help"   # what a line may ask for besides an action
+_WORDS = {"a": "agree", "agree": "agree", "s": "steer", "steer": "steer", "k": "skip",
+          "skip": "skip", "p": "pick", "pick": "pick"}
+_SYNTAX = {"agree": "a N [1-3]", "steer": "s [TEXT]", "skip": "k", "pick": "p N"}
+
+
+class Invalid(ValueError):
+    """The line means nothing here; the message is the one-line hint that says what would."""
+
+
+def refuse_without_terminal(stdin: TextIO | None = None, stderr: TextIO | None = None) -> None:
+    """``--human`` asks on stderr and reads the answer from stdin: both must be a terminal.
+    stdout may be piped, as it carries only the artifact's path."""
+    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
+    if not (_isatty(stdin) and _isatty(stderr)):
+        raise UsageError("--human needs a terminal: stdin and stderr must be one (stdout may "
+                         "be piped)")
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+# --- what a line means ----------------------------------------------------------------------
+
+def choices_line(ask: Ask) -> str:
+    """The choices of ``ask`` as one line of syntax."""
+    said = [f"{_SYNTAX[c]} {c}" for c in ask.choices if c in _SYNTAX]
+    return " · ".join([*said, "q stop (resume later)", "? help"])
+
+
+def parse(line: str, ask: Ask) -> HumanActed | str:
+    """One line of the human's: the action to record, or ``MORE`` (a steer whose text follows),
+    ``LEAVE``, ``HELP``. Raises ``Invalid`` with a hint when the line is none of these."""
+    words = sanitize(line).split()
+    if not words:
+        raise Invalid(f"type one of: {choices_line(ask)}")
+    head, rest = words[0].lower(), words[1:]
+    if head in ("?", "h", "help"):
+        return HELP
+    if head in ("q", "quit"):
+        return LEAVE
+    action = _WORDS.get(head)
+    if action is None:
+        raise Invalid(f"{one_line(words[0], 20)!r} is not a choice; type one of: "
+                      f"{choices_line(ask)}")
+    if action not in ask.choices:
+        raise Invalid(f"{action} is not a choice here; type one of: {choices_line(ask)}")
+    acted = {"key": ask.key, "round": ask.round, "action": action}
+    if action == "skip":
+        if rest:
+            raise Invalid("skip takes nothing after it")
+        return HumanActed(**acted)
+    if action == "steer":
+        text = sanitize(line).strip().split(None, 1)
+        return HumanActed(**acted, text=text[1].strip()) if len(text) > 1 else MORE
+    if action == "pick":
+        return HumanActed(**acted, choice=_one_of(" ".join(rest), ask.options, "option"))
+    strength = DEFAULT_STRENGTH
+    if len(rest) > 1 and rest[-1].isdigit():
+        strength = int(rest[-1])
+        rest = rest[:-1]
+        if not 1 <= strength <= 3:
+            raise Invalid(f"the strength is 1, 2 or 3, not {strength}")
+    who = _one_of(" ".join(rest), ask.participants, "participant")
+    return HumanActed(**acted, participant=who, strength=strength)
+
+
+def _one_of(said: str, names: tuple[str, ...], what: str) -> str:
+    """The name ``said`` means: a number from 1, or a name (case does not matter)."""
+    listing = ", ".join(f"{i} {n}" for i, n in enumerate(names, 1))
+    if not said:
+        raise Invalid(f"which {what}? give a number or a name: {listing}")
+    if said.isdigit():
+        if 1 <= int(said) <= len(names):
+            return names[int(said) - 1]
+        raise Invalid(f"no {what} {said}; give one of: {listing}")
+    found = [n for n in names if n.lower() == said.lower()]
+    if len(found) != 1:
+        raise Invalid(f"no {what} named {one_line(said, 40)!r}; give one of: {listing}")
+    return found[0]
+
+
+def said(acted: HumanActed) -> str:
+    """What was recorded, as the confirmation line says it."""
+    if acted.action == "agree":
+        return f"agree with {acted.participant} (strength {acted.strength} of 3)"
+    if acted.action == "steer":
+        return f"steer: {one_line(acted.text, 60)}"
+    if acted.action == "pick":
+        return f"pick {acted.choice}"
+    return "skip"
+
+
+# --- the terminal ---------------------------------------------------------------------------
+
+class TerminalHuman:
+    """A ``RunContext.human`` that asks at the terminal; None when the human leaves."""
+
+    def __init__(self, cancel: CancelToken, stdin: int | None = None,
+                 out: TextIO | None = None, width: int | None = None):
+        self.cancel = cancel
+        self._fd = stdin
+        self._out = out
+        self._width = width
+
+    def __call__(self, ask: Ask) -> HumanActed | None:
+        fd = sys.stdin.fileno() if self._fd is None else self._fd
+        out = self._out or sys.stderr
+        _discard_typeahead(fd)   # keys pressed while agents worked are not an answer
+        self._show(ask, out)
+        with _Lines(fd, self.cancel) as lines:
+            while True:
+                out.write("> ")
+                out.flush()
+                line = lines.next()
+                try:
+                    got = parse(line, ask) if line is not None else LEAVE
+                    if got == MORE:
+                        got = self._steer(ask, lines, out)
+                except Invalid as exc:
+                    out.write(f"  {exc}\n")
+                    continue
+                if got == HELP:
+                    self._menu(ask, out)
+                    continue
+                if not isinstance(got, HumanActed):   # LEAVE, or gone while steering
+                    out.write("\n")
+                    out.flush()
+                    return None
+                out.write(f"  recorded: {said(got)}\n")
+                out.flush()
+                return got
+
+    def _steer(self, ask: Ask, lines: _Lines, out: TextIO) -> HumanActed | str:
+        """A steer over several lines, ended by an empty one."""
+        out.write("  your steer, ended by an empty line:\n")
+        text: list[str] = []
+        while True:
+            out.write("| ")
+            out.flush()
+            line = lines.next()
+            if line is None:
+                return LEAVE
+            if not line.strip():
+                break
+            text.append(line.rstrip())
+        if not text:
+            raise Invalid("nothing to steer with; type s TEXT, or s and then the lines")
+        return HumanActed(key=ask.key, round=ask.round, action="steer", text="\n".join(text))
+
+    def _show(self, ask: Ask, out: TextIO) -> None:
+        out.write(f"\n== {one_line(ask.title, 120)} ==\n")
+        said_by = dict(ask.latest)
+        width = self._width or _columns(out)
+        for i, name in enumerate(ask.participants, 1):
+            out.write(_gist(f"  {i} {name}: ", said_by.pop(name, None), width))
+        for name, text in said_by.items():   # someone who is not to be agreed with
+            out.write(_gist(f"    {name}: ", text, width))
+        self._menu(ask, out)
+
+    def _menu(self, ask: Ask, out: TextIO) -> None:
+        if "pick" in ask.choices and ask.options:
+            out.write("  options: " + ", ".join(f"{i} {one_line(o, 40)}" for i, o in
+                                                enumerate(ask.options, 1)) + "\n")
+        out.write(f"  {choices_line(ask)}\n")
+        out.flush()
+
+
+def _gist(prefix: str, text: str | None, width: int) -> str:
+    """One contribution in at most two terminal lines, its markdown headings left out."""
+    prefix = sanitize(prefix)
+    if text is None:
+        return f"{prefix}(nothing this round)\n"
+    body = "\n".join(ln for ln in sanitize(text).split("\n") if not ln.lstrip().startswith("#"))
+    return prefix + one_line(body, max(40, 2 * width - len(prefix) - 1)) + "\n"
+
+
+def _columns(out: TextIO) -> int:
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _discard_typeahead(fd: int) -> None:
+    try:
+        import termios
+
+        if os.isatty(fd):
+            termios.tcflush(fd, termios.TCIFLUSH)
+    except (ImportError, OSError):
+        pass
+
+
+class _Lines:
+    """Lines from ``fd`` until end of input or a cancel of ``token``: ``select`` waits on the
+    terminal and on a pipe the token's hook writes to, so no read blocks past a cancel."""
+
+    def __init__(self, fd: int, token: CancelToken):
+        self.fd = fd
+        self.token = token
+        self._buffer = b""
+        self._eof = False
+
+    def __enter__(self) -> _Lines:
+        self._wake_r, self._wake_w = os.pipe()
+        self._open = True
+        self._lock = threading.Lock()
+        self._unhook = self.token.on_cancel(self._wake)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._unhook()
+        with self._lock:
+            self._open = False
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+
+    def _wake(self) -> None:
+        # never blocks: a cancel (run from a signal handler on this very thread) that finds
+        # the pipe being closed has nothing left to wake
+        if self._lock.acquire(blocking=False):
+            try:
+                if self._open:
+                    os.write(self._wake_w, b"!")
+            finally:
+                self._lock.release()
+
+    def next(self) -> str | None:
+        """The next line without its break, or None: end of input, or cancelled."""
+        while b"\n" not in self._buffer:
+            if self._eof or self.token.cancelled:
+                return None
+            ready, _, _ = select.select([self.fd, self._wake_r], [], [])
+            if self._wake_r in ready or self.token.cancelled:
+                return None
+            chunk = os.read(self.fd, 4096)
+            self._eof = not chunk
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode("utf-8", errors="replace").rstrip("\r")
