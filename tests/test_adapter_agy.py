@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from captures import made
 from disputatio.adapters.agy import ADAPTER, INLINE_LIMIT
 from disputatio.adapters.base import API_ERROR, AUTH, EMPTY, RATE_LIMIT, TurnRequest
+from support.captures import made
 
 
 def test_small_prompt_rides_attached_to_print():

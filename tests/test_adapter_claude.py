@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from captures import FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -18,6 +17,7 @@ from disputatio.adapters.base import (
     TurnRequest,
 )
 from disputatio.adapters.claude import ADAPTER, ALLOWED_TOOLS, DENIED_TOOLS
+from support.captures import FIX, failed_as, made, real
 
 
 def test_argv_is_exact_and_the_prompt_goes_on_stdin():

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from captures import FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -16,6 +15,7 @@ from disputatio.adapters.base import (
     TurnRequest,
 )
 from disputatio.adapters.codex import ADAPTER
+from support.captures import FIX, failed_as, made, real
 
 
 def test_argv_is_exact_and_the_prompt_is_read_from_stdin():

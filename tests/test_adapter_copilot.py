@@ -8,7 +8,6 @@ import shutil
 
 import pytest
 
-from captures import FIX, failed_as, made, real
 from disputatio.adapters import kit
 from disputatio.adapters.base import (
     API_ERROR,
@@ -21,6 +20,7 @@ from disputatio.adapters.base import (
     collect,
 )
 from disputatio.adapters.copilot import ADAPTER, SESSION_EVENTS
+from support.captures import FIX, failed_as, made, real
 
 
 def test_argv_is_exact_and_the_prompt_goes_on_stdin_without_p():

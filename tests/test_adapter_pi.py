@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from captures import EXITS, FIX, failed_as, made, real
 from disputatio.adapters.base import (
     API_ERROR,
     AUTH,
@@ -14,6 +13,7 @@ from disputatio.adapters.base import (
     TurnRequest,
 )
 from disputatio.adapters.pi import ADAPTER
+from support.captures import EXITS, FIX, failed_as, made, real
 
 
 def test_argv_is_exact_and_the_prompt_goes_on_stdin():

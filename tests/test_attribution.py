@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_cli, write_config
+from support import run_cli, write_config
 
 # names that collapse to one another when characters a file name cannot hold are replaced
 NAMES = ["x y", "x--y", "x/y", "x\\y", "X Y", "x:y", "ÿ ü", "Ÿ Ü", "x/../y", ".x"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import run_cli, sim, write_config
 from disputatio.engine import ANSWER_LIMIT
 from disputatio.protocols.base import QUAESTIO_BUDGET, RULING_BUDGET, TRANSCRIPT_BUDGET
+from support import run_cli, sim, write_config
 
 CODEX_PROMPT_LIMIT = 1_048_576
 

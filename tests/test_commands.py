@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sim, write_config
 from disputatio import adapters, ledger, protocols
+from support import run_cli, sim, write_config
 
 JUDGE = {"adapter": "simulated", "name": "judge", "model": "judge"}
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import yaml
 
-from conftest import ROOT, run_cli, sim, write_config
 from disputatio import ledger
 from disputatio.config import DebateConfig
+from support import ROOT, run_cli, sim, write_config
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
 LINE = re.compile(r"^([✓✗]) (\S+) \((\S+), (\S+) ([^)]*)\): (.*)$")

@@ -11,81 +11,28 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
-import uuid
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from conftest import run_cli, sim, write_config
 from disputatio import ledger
-from test_transport import MARKER_VAR, gone, kill_survivors, marked_processes, wait_for
-
-AGENT = [sys.executable, str(Path(__file__).parent / "fakes" / "agent.py")]
-
-
-def make_repo(path: Path) -> Path:
-    """A small user repository with one commit."""
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
-    (path / "app.py").write_text("print('app')\n")
-    for args in (["add", "-A"], ["-c", "user.name=U", "-c", "user.email=u@example.com",
-                                 "commit", "-qm", "initial"]):
-        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
-    return path
-
-
-def fake(name: str, **knobs) -> dict:
-    """A ``command`` participant running tests/fakes/agent.py with its FAKE_* knobs."""
-    return {"adapter": "command", "name": name, "argv": AGENT,
-            "env": {f"FAKE_{k.upper()}": str(v) for k, v in knobs.items()}}
-
-
-@pytest.fixture
-def box(home, tmp_path):
-    """A repository, a private TMPDIR and a marker; whatever a failed test leaves running is
-    killed by pid afterwards."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    marker = uuid.uuid4().hex
-    b = SimpleNamespace(home=home, tmp=tmp, marker=marker, repo=make_repo(tmp_path / "repo"),
-                        env={"TMPDIR": str(tmp), MARKER_VAR: marker}, procs=[])
-    yield b
-    for p in b.procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    kill_survivors(marker)
-
-
-def start(b, cwd: Path, *args: str) -> subprocess.Popen:
-    """disputatio in the background, as a user starts it; its stdout and stderr go to files
-    (``proc.out``, ``proc.err``) beside cwd."""
-    cwd.mkdir(exist_ok=True)
-    n = len(b.procs)
-    out, err = cwd.parent / f"{cwd.name}-{n}.stdout", cwd.parent / f"{cwd.name}-{n}.stderr"
-    with open(out, "w") as fo, open(err, "w") as fe:
-        proc = subprocess.Popen([sys.executable, "-m", "disputatio", *args], cwd=cwd,
-                                env={**os.environ, **b.env}, stdin=subprocess.DEVNULL,
-                                stdout=fo, stderr=fe)
-    proc.out, proc.err = out, err
-    b.procs.append(proc)
-    return proc
+from support import (
+    alive,
+    fake,
+    gone,
+    marked_processes,
+    run_cli,
+    sim,
+    wait_for,
+    write_config,
+)
+from support.box import events, final_report, start, turns
 
 
 def cli(b, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     cwd.mkdir(exist_ok=True)
     return run_cli(*args, cwd=cwd, env=b.env, timeout=60)
-
-
-def events(cwd: Path) -> list:
-    found = sorted((cwd / ".debate").glob("debate-*/events.jsonl"))
-    return ledger.load(found[-1]) if found else []
-
-
-def turns(evs, kind: str = "turn_completed") -> dict[str, dict]:
-    return {e.data["turn_id"]: e.data for e in evs if e.type == kind}
 
 
 def roots_of(b, pid: int) -> set[Path]:
@@ -103,20 +50,6 @@ def roots_of(b, pid: int) -> set[Path]:
 def children(pid_dir: Path, role: str = "child") -> list[int]:
     return [int(p.name.split("-")[1]) for p in pid_dir.glob(f"{role}-*")] \
         if pid_dir.is_dir() else []
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
-
-
-def final_report(r: subprocess.CompletedProcess) -> Path:
-    assert r.returncode == 0, r.stderr
-    path = Path(r.stdout.strip())
-    assert path.name == "final-report.md" and path.is_file(), r.stdout
-    return path
 
 
 def test_a_timed_out_turn_kills_its_whole_tree_and_the_debate_goes_on(box):

@@ -17,13 +17,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
 from disputatio import ledger
 from disputatio.adapters import fence, transport
 from disputatio.adapters.base import Invocation
 from disputatio.adapters.fence import StateDir
-from test_exit_paths import make_repo
-from test_transport import AGENT, MARKER_VAR, gone, kill_survivors, marked_processes, wait_for
+from support import (
+    AGENT,
+    MARKER_VAR,
+    gone,
+    kill_survivors,
+    make_repo,
+    marked_processes,
+    run_cli,
+    wait_for,
+    write_config,
+)
 
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
@@ -232,17 +240,6 @@ def test_an_unknown_fence_mode_is_one_line_and_exit_2(home):
 
 
 # ---------------------------------------------------------------- the transport, fenced
-
-
-@pytest.fixture
-def env():
-    marker = uuid.uuid4().hex
-    yield {**os.environ, MARKER_VAR: marker}
-    transport.reset_interrupt()
-    try:
-        gone(marker)
-    finally:
-        kill_survivors(marker)
 
 
 def sh(tmp_path: Path, script: str, env: dict, timeout_s: float = 30, **kw):

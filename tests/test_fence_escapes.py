@@ -15,26 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
 from disputatio.adapters import fence, transport
 from disputatio.adapters.base import Invocation
 from disputatio.workspace import Workspaces, open_snapshot
-from test_exit_paths import make_repo
-from test_transport import MARKER_VAR, gone, kill_survivors
-from test_workspace import git
-from test_workspace import make_repo as make_repo_with
+from support import MARKER_VAR, git, gone, kill_survivors, make_repo, run_cli, write_config
 
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
 needs_fence = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
-
-
-@pytest.fixture
-def env():
-    marker = uuid.uuid4().hex
-    yield {**os.environ, MARKER_VAR: marker}
-    transport.reset_interrupt()
-    kill_survivors(marker)
 
 
 def sh(tmp_path: Path, script: str, env: dict, **kw):
@@ -163,8 +151,8 @@ def test_a_repository_planted_in_a_submodule_directory_runs_nothing_at_the_reset
     """What a fenced agent may write: its checkout, including the empty directory of a
     submodule. Filled with a repository whose own config names a filter, it made the reset's
     ``git status`` (unfenced) run git inside it, and the filter with it."""
-    sub = make_repo_with(tmp_path / "sub", {"lib.py": "x = 1\n"})
-    repo = make_repo_with(tmp_path / "repo")
+    sub = make_repo(tmp_path / "sub", {"lib.py": "x = 1\n"})
+    repo = make_repo(tmp_path / "repo")
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
     git(repo, "commit", "-qm", "add submodule")
     ws = Workspaces(open_snapshot(repo), ["a"])

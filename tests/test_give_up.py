@@ -14,10 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-from captures import FIX, real
 from disputatio.adapters import transport
 from disputatio.adapters.base import API_ERROR, Invocation, TurnRequest
 from disputatio.adapters.codex import ADAPTER, NO_NETWORK
+from support.captures import FIX, real
 
 RECORDED = FIX / "codex" / "no_network.stdout"
 ANSWER = FIX / "codex" / "success.stdout"

@@ -11,14 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import test_hostile
-from conftest import run_cli, write_config
 from disputatio import ledger
-from test_hostile import HOSTILE, assert_untouched, user_digest
-from test_transport import MARKER_VAR, gone, kill_survivors
+from support import FAKES, MARKER_VAR, gone, hostile, kill_survivors, run_cli, write_config
+from support.hostile import HOSTILE, assert_untouched, user_digest
 
-FAKES = Path(__file__).parent / "fakes"
-world = test_hostile.world  # the user's repository with everything worth protecting (a fixture)
+world = hostile.world  # the user's repository with everything worth protecting (a fixture)
 DIRTY_WARNING = ("warning: the working tree has uncommitted changes; agents see HEAD "
                  "(use --include-uncommitted)")
 

@@ -55,6 +55,18 @@ def test_a_pick_names_an_option_by_number_or_name():
                                                         choice="wall")
 
 
+def test_where_a_pick_is_all_there_is_an_option_alone_picks_it():
+    assert human.parse("2", PICK).choice == "wall"
+    assert human.parse("Door", PICK).choice == "door"
+    with pytest.raises(human.Invalid, match="'4' is not a choice"):
+        human.parse("4", PICK)
+    close = Ask("round-2", 2, "Round 2 is over", choices=("agree", "skip", "steer", "pick"),
+                participants=("ada", "bob"), options=("close the meeting",))
+    with pytest.raises(human.Invalid, match="'1' is not a choice"):   # agree with 1, or close?
+        human.parse("1", close)
+    assert human.parse("p 1", close).choice == "close the meeting"
+
+
 @pytest.mark.parametrize("ask, line, hint", [
     (ASK, "", "type one of: a N [1-3] agree · k skip · s [TEXT] steer"),
     (ASK, "yes", "'yes' is not a choice"),
@@ -173,7 +185,23 @@ def test_the_agents_words_reach_the_screen_as_plain_text(typed):
     line = next(ln for ln in screen.splitlines() if ln.startswith("  1 ada: "))
     assert line.startswith("  1 ada: [bold red]loud[/] ")      # no heading, no markup read
     assert len(line) <= 2 * 60 and line.endswith("…")
-    assert "  2 bob: (nothing this round)" in screen
+    assert "  agree with: 1 ada, 2 bob" in screen      # bob said nothing this round
+
+
+def test_speakers_shown_by_their_own_labels_and_whom_to_agree_with(typed):
+    """Wind/Wall/Door's end of a round: the turns by role and player, agreement by role."""
+    roles = Ask("round-1", 1, "Round 1 is over", participants=("Wind", "Wall", "Door"),
+                latest=(("Wind (ada)", "What if we split it?"), ("Wall (bob)", "Yes, but.")))
+    got, screen = ask(typed("a wall 1"), roles)
+    assert got.participant == "Wall" and got.strength == 1
+    assert "  Wind (ada): What if we split it?\n  Wall (bob): Yes, but.\n" in screen
+    assert "  agree with: 1 Wind, 2 Wall, 3 Door" in screen
+
+
+def test_all_speakers_numbered_need_no_list_of_whom_to_agree_with(typed):
+    _, screen = ask(typed("k"))
+    assert "  1 ada: Keep it.\n  2 Bob: Drop it.\n" in screen
+    assert "agree with:" not in screen
 
 
 # --- the progress table, the terminal check, the command line ------------------------------

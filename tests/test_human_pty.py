@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sim, write_config
 from disputatio import ledger
 from disputatio.text import sanitize
+from support import run_cli, sim, write_config
 
 pytestmark = pytest.mark.process
 

@@ -7,7 +7,7 @@ import json
 
 import yaml
 
-from conftest import run_cli, sim
+from support import run_cli, sim
 
 
 def _lineup(home):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conftest import run_cli, sim, write_config
 from disputatio import ledger
+from support import run_cli, sim, write_config
 
 AGENT = [sys.executable, str(Path(__file__).parent / "fakes" / "agent.py")]
 # A fake agent that logs "start|end <name> <monotonic ns>" to $LOG (one write each, O_APPEND:

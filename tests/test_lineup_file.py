@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import run_cli, sim, write_config
+from support import run_cli, sim, write_config
 
 
 @pytest.mark.parametrize("edit, what", [

@@ -13,14 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import test_exit_paths
-from conftest import run_cli, sim, write_config
 from disputatio import app, ledger
-from test_exit_paths import alive, events, fake, final_report, start, turns
-from test_transport import marked_processes, wait_for
+from support import alive, fake, marked_processes, run_cli, sim, wait_for, write_config
+from support.box import events, final_report, start, turns
 
 BUSY = 75
-box = test_exit_paths.box  # a private TMPDIR and marker; leftovers killed by pid afterwards
 
 
 def timed(b, cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess, float]:

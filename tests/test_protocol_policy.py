@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from conftest import sim, write_config
 from disputatio import app, config, ledger, protocols
 from disputatio.events import AnswersGiven, FinalizeRequested
 from disputatio.protocols import disputatio as proto
 from disputatio.protocols.base import Done, Refused, Step
+from support import sim, write_config
 
 
 @dataclass

@@ -188,7 +188,7 @@ def test_the_one_line_summary_and_the_artifacts_mark_unknown_tokens(home):
     """A CLI that reports no tokens (a ``command`` participant) next to one that does."""
     import json
 
-    from conftest import run_cli, sim, write_config
+    from support import run_cli, sim, write_config
 
     agent = home / "answer.sh"
     agent.write_text("#!/bin/sh\ncat >/dev/null\necho 'an answer without usage'\n")

@@ -10,9 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import sim, write_config
 from disputatio import app, config, ledger
 from disputatio.context import RunContext
+from support import sim, write_config
 
 AGENT = [sys.executable, str(Path(__file__).parent / "fakes" / "agent.py")]
 

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import isolate_git, run_cli, write_config
 from disputatio import ledger
 from disputatio.workspace import WorkspaceError, Workspaces, open_snapshot
-from test_hostile import tree_digest
+from support import git, isolate_git, run_cli, tree_digest, write, write_config
 
 POINTER = ("version https://git-lfs.github.com/spec/v1\n"
            "oid sha256:{}\n"
@@ -61,11 +59,6 @@ def world(tmp_path, monkeypatch):
     return {"repo": repo, "markers": markers, "tmp": tmp, "home": home}
 
 
-def git(cwd: Path, *args: str, env: dict | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env=env).stdout
-
-
 def drivers_off() -> dict[str, str]:
     """Our environment with every driver of the world off (as config variables: "we=ird.v2"
     cannot be given with -c), for looking at the user's repository without running them."""
@@ -75,11 +68,6 @@ def drivers_off() -> dict[str, str]:
     for i, (k, v) in enumerate(keys):
         env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = k, v
     return env
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).write_text(text)
 
 
 def user_state(world: dict) -> dict:
@@ -191,7 +179,7 @@ def test_real_git_lfs_repository(tmp_path, monkeypatch):
         os.utime(repo / rel, (os.stat(repo).st_mtime - 60,) * 2)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "initial")
-    pointers = {rel: git(repo, "cat-file", "blob", f"HEAD:{rel}").encode()
+    pointers = {rel: git(repo, "cat-file", "blob", f"HEAD:{rel}", strip=False).encode()
                 for rel in ("art.psd", "big.psd")}
     assert all(p.startswith(b"version https://git-lfs.github.com/spec/v1\n")
                for p in pointers.values())

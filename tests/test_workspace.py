@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import isolate_git
 from disputatio.snapshot import boot_id, process_start
 from disputatio.workspace import (
     WorkspaceError,
@@ -22,45 +20,13 @@ from disputatio.workspace import (
     open_snapshot,
     sweep_leftovers,
 )
+from support import git, isolate_git, make_repo, tree_digest
 
 
 @pytest.fixture(autouse=True)
 def private_tmp(tmp_path, monkeypatch):
     """Temp roots land in this test's own dir (never another run's), git config is isolated."""
     return isolate_git(tmp_path, monkeypatch)
-
-
-def git(cwd: Path, *args: str, input: str | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          input=input).stdout.strip()
-
-
-def make_repo(path: Path, files: dict[str, str] | None = None) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", "main")
-    for rel, text in (files or {"README.md": "hello\n", "src/app.py": "print('hi')\n"}).items():
-        (path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (path / rel).write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-qm", "initial")
-    return path
-
-
-def tree_digest(path: Path) -> dict[str, str]:
-    """Every file under path (.git included) with its mode and bytes, links as their target."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            rel = str(p.relative_to(path))
-            st = p.lstat()
-            if p.is_symlink():
-                out[rel] = "link:" + os.readlink(p)
-            elif p.is_file():
-                out[rel] = f"{st.st_mode:o}:" + hashlib.sha256(p.read_bytes()).hexdigest()
-            else:
-                out[rel] = f"{st.st_mode:o}"
-    return out
 
 
 def status(p: Path) -> str:
@@ -147,7 +113,7 @@ def test_include_uncommitted_leaves_the_user_repo_untouched(tmp_path):
     git(repo, "add", "staged.txt")
     (repo / "stashme.txt").write_text("s\n")
     git(repo, "stash", "push", "-u", "-q", "--", "stashme.txt")
-    before = tree_digest(repo)
+    before = tree_digest(repo, mtimes=False)
 
     snap = open_snapshot(repo, include_uncommitted=True)
     assert snap.commit != snap.head
@@ -166,7 +132,7 @@ def test_include_uncommitted_leaves_the_user_repo_untouched(tmp_path):
     assert status(p) == ""
     assert git(p, "rev-parse", "HEAD~1") == snap.head  # the changes are one commit on HEAD
     ws.close()
-    assert tree_digest(repo) == before
+    assert tree_digest(repo, mtimes=False) == before
     assert git(repo, "stash", "list").count("\n") == 0 and git(repo, "stash", "list")
 
 
@@ -469,7 +435,7 @@ def test_sweep_after_kill_9(tmp_path, private_tmp):
 def test_planted_symlinks_are_not_followed(tmp_path):
     repo = make_repo(tmp_path / "repo")
     decoy = make_repo(tmp_path / "decoy", {"src/app.py": "decoy\n", "README.md": "decoy\n"})
-    before = tree_digest(decoy)
+    before = tree_digest(decoy, mtimes=False)
     ws = Workspaces(open_snapshot(repo), ["a"])
     p = ws.path_for("a")
     shutil.rmtree(p / "src")
@@ -479,7 +445,7 @@ def test_planted_symlinks_are_not_followed(tmp_path):
     p = ws.path_for("a")
     assert not (p / "src").is_symlink() and (p / "src/app.py").read_text() == "print('hi')\n"
     assert not (p / ".git").is_symlink() and status(p) == ""
-    assert tree_digest(decoy) == before
+    assert tree_digest(decoy, mtimes=False) == before
     ws.close()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from disputatio.adapters.base import Capture
 
-FIX = Path(__file__).parent / "fixtures" / "captures"
+FIX = Path(__file__).parents[1] / "fixtures" / "captures"
 EXITS = {k: v["exit"] for k, v in json.loads((FIX / "manifest.json").read_text()).items()}
 
 

@@ -1,0 +1,23 @@
+"""What the test modules share: running the CLI (in this process or as its own), lineups,
+git repositories, the fake agents and the processes they leave, recorded CLI output. Test
+modules import from here (``from support import run_cli``), never from one another."""
+
+from support.cli import ROOT, Ran, invoke, one_path, run_cli, sim, write_config
+from support.git import git, isolate_git, make_repo, tree_digest, write
+from support.procs import (
+    AGENT,
+    FAKES,
+    MARKER_VAR,
+    alive,
+    fake,
+    gone,
+    kill_survivors,
+    marked_processes,
+    wait_for,
+)
+
+__all__ = [
+    "AGENT", "FAKES", "MARKER_VAR", "ROOT", "Ran", "alive", "fake", "git", "gone", "invoke",
+    "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path", "run_cli",
+    "sim", "tree_digest", "wait_for", "write", "write_config",
+]
