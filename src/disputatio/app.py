@@ -242,6 +242,8 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                 if gone:
                     workspaces.release(gone)
                 view.phase(step.phase, [t.participant for t in step.turns])
+                for line in step.notes:
+                    ctx.warn(line)
                 engine.run(step)
                 if ctx.cancel.cancelled:
                     interrupted = True
@@ -345,7 +347,10 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
     if options.rounds is not None:
         data["rounds"] = options.rounds
     try:
-        return rules.Config.model_validate(data)
+        # which settings came from the command line: a protocol may read --rounds otherwise
+        # than the lineup's top-level default
+        flags = {"rounds"} if options.rounds is not None else set()
+        return rules.Config.model_validate(data, context={"flags": flags})
     except ValidationError as exc:
         err = exc.errors()[0]
         where = "protocol." + ".".join(str(x) for x in err["loc"])

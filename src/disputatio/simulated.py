@@ -4,6 +4,7 @@ deterministic, clearly labelled text shaped like a real agent's answer. No model
 It powers ``--demo`` and the tests. Behaviour knobs come from the environment, so a config's
 ``env:`` can script it: ``DISPUTATIO_SIM_LATENCY`` (seconds to wait before answering),
 ``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``),
+``DISPUTATIO_SIM_SPEAKS`` (the committee rounds it speaks in before it passes),
 ``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_FAIL_ONCE`` (fail only while this
 file does not exist yet, creating it), ``DISPUTATIO_SIM_OUTPUT_MB`` (write that much
 filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer), ``DISPUTATIO_SIM_TOUCH``
@@ -43,6 +44,8 @@ def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
         "skeptic": "No, not now: the cost and risk are certain, the gains are not measured.",
         "pragmatist": "Only where it pays: measure first, then change the hottest path only.",
     }.get(persona, f"A position from {persona}: weigh cost against measured benefit.")
+    if phase == "committee":
+        return _member(prompt, persona, stance, env)
     if phase == "reaction":
         return (f"## Reaction from {persona}\n\n{LABEL}\n\n- I keep my position: {stance}\n"
                 "- I agree with the others that evidence should decide; none of us ran a test, "
@@ -52,6 +55,21 @@ def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
             f"**Reasons.**\n- The question was: {_short(question)}\n"
             "- A change of this size should be justified by a measurement, not a preference.\n\n"
             "**Risks.**\n- Unverified: no command was run and no file was read.\n")
+
+
+def _member(prompt: str, persona: str, stance: str, env: dict[str, str]) -> str:
+    """A committee member: speaks for a round or two (``DISPUTATIO_SIM_SPEAKS`` rounds; the
+    skeptic two, the others one), then passes, as a member with nothing new to add should."""
+    m = re.search(r"\(phase: committee, round (\d+)", prompt)
+    rnd = int(m.group(1)) if m else 1
+    speaks = int(env.get("DISPUTATIO_SIM_SPEAKS") or (2 if persona == "skeptic" else 1))
+    if rnd > speaks:
+        return "<PASS/>"
+    if rnd == 1:
+        return (f"## {persona}, round 1\n\n{LABEL}\n\n**Position.** {stance}\n\n"
+                "- A change of this size should be justified by a measurement.\n")
+    return (f"## {persona}, round {rnd}\n\n{LABEL}\n\n- I keep my position: {stance}\n"
+            "- None of us ran a test, so these points stay opinions.\n")
 
 
 def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:

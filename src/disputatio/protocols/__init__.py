@@ -10,7 +10,8 @@ import importlib
 
 from disputatio.protocols.base import Done, Step, TurnSpec  # noqa: F401
 
-KNOWN = {"disputatio": "disputatio.protocols.disputatio"}
+KNOWN = {"disputatio": "disputatio.protocols.disputatio",
+         "committee": "disputatio.protocols.committee"}
 
 
 def get(name: str):

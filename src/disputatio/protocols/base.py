@@ -45,6 +45,7 @@ class TurnSpec:
 class Step:
     phase: str
     turns: tuple[TurnSpec, ...]
+    notes: tuple[str, ...] = ()   # lines for the user as the step begins (a member dropped)
 
 
 @dataclass(frozen=True)

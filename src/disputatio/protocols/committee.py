@@ -1,0 +1,493 @@
+"""The committee protocol: parallel rounds until every member passes; then the judge, if any.
+
+The question opens the meeting. Every round, every active member answers in parallel, seeing
+its own last contribution and what the others said since its own last turn; answering exactly
+``<PASS/>`` (whitespace around it tolerated) sits a round out, and every prompt says so. Before
+each round, first match wins: the human in the loop closed the meeting (``cancelled``), every
+member was dropped (``no-active-members``), ``max_rounds`` were held (``max-rounds``), every
+active member passed in the last round and the human did not steer (``all-passed``).
+
+A turn that fails in a way worth trying again (a timeout, a rate limit, an API error) is tried
+again as a new turn, up to ``attempts`` tries in a round; a member whose turn still fails, or
+fails otherwise, is dropped for the rest of the meeting, and everyone is told. With a judge the
+meeting's transcript is ruled on as in the disputatio protocol (respondeo, answers, redactio);
+either way ``minutes.md`` records where every member stood when the meeting ended.
+
+Ctrl-C or SIGTERM (the run context's cancel) interrupts the meeting like any debate, to be
+finished with ``--resume``; ``cancelled`` is the human closing it for good.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+from disputatio.events import DebateStarted, EventData, HumanActed
+from disputatio.protocols import disputatio as judged
+from disputatio.protocols.base import (
+    QUAESTIO_BUDGET,
+    RESOLVED,
+    RULING_BUDGET,
+    TRANSCRIPT_BUDGET,
+    Ask,
+    Done,
+    Ending,
+    Places,
+    Presentation,
+    SeatSpec,
+    Step,
+    Turn,
+    TurnSpec,
+    contribution,
+    foreign,
+    human_lines,
+    human_notes,
+    parse_status,
+)
+from disputatio.text import fair_caps, one_line, quote
+
+PASS = "<PASS/>"
+CLOSE = "close the meeting"
+# failure kinds (adapters.base) that say nothing about the member, only about the moment
+RETRYABLE = frozenset({"timeout", "rate_limit", "api_error"})
+PHASE = "contribution"
+
+ALL_PASSED, MAX_ROUNDS = "all-passed", "max-rounds"
+NO_ACTIVE, CANCELLED = "no-active-members", "cancelled"
+
+
+class Config(BaseModel):
+    """``max_rounds`` (default 8, hard cap 16) and ``attempts`` per member and round for a
+    retryable failure (default 3), under the lineup's ``protocol:`` key. ``--rounds N`` sets
+    ``max_rounds``; the lineup's top-level ``rounds`` counts the disputatio protocol's reaction
+    rounds and does not apply to a committee."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rounds: int = Field(default=1, ge=0, le=20)
+    max_rounds: int = Field(default=8, ge=1, le=16)
+    attempts: int = Field(default=3, ge=1, le=5)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flag_sets_max_rounds(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and "rounds" in (info.context or {}).get("flags", ()):
+            data = {**data, "max_rounds": data.get("rounds")}
+        return data
+
+
+def started(config: BaseModel) -> dict[str, Any]:
+    assert isinstance(config, Config)
+    return {"rounds": config.max_rounds,
+            "settings": {"max_rounds": config.max_rounds, "attempts": config.attempts}}
+
+
+@dataclass
+class State(judged.State):
+    """The meeting as the ledger has it, with the judge's part read as the disputatio protocol
+    reads it (judge, synthesizer, answers, re-drafts)."""
+
+    max_rounds: int = 8
+    attempts: int = 3
+
+    def fold(self, event: EventData) -> None:
+        super().fold(event)
+        if isinstance(event, DebateStarted):
+            settings = event.settings or {}
+            self.max_rounds = int(settings.get("max_rounds", event.rounds or 8))
+            self.attempts = int(settings.get("attempts", 3))
+
+
+def state(events: Iterable[Any]) -> State:
+    return State.from_events(events)
+
+
+def attempt_id(rnd: int, member: str, n: int = 1) -> str:
+    return f"round-{rnd}/{member}" + (f"/attempt-{n}" if n > 1 else "")
+
+
+def is_pass(text: str) -> bool:
+    """Exactly ``<PASS/>``, whitespace around it tolerated; anything else is a contribution."""
+    return text.strip() == PASS
+
+
+# --- the meeting, replayed -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Seat:
+    """One member's part in one round: ``spoke``, ``passed``, ``dropped`` (``turn``: its last
+    failed attempt) or ``pending`` (``attempt``: the try to run next)."""
+
+    member: str
+    kind: str
+    attempt: int
+    turn: Turn | None = None
+
+
+@dataclass
+class Meeting:
+    rounds: list[dict[str, Seat]] = field(default_factory=list)   # round r at index r-1
+    dropped: dict[str, int] = field(default_factory=dict)          # member -> round dropped in
+    asking: bool = False        # the human is to be asked about the last round
+    end: str | None = None      # the termination reason, once the meeting is over
+
+    @property
+    def held(self) -> int:
+        return len(self.rounds)
+
+    def pending(self) -> list[Seat]:
+        return [x for x in self.rounds[-1].values() if x.kind == "pending"] if self.rounds else []
+
+
+def _seat(s: State, rnd: int, member: str) -> Seat:
+    last: Turn | None = None
+    for n in range(1, s.attempts + 1):
+        t = s.turns.get(attempt_id(rnd, member, n))
+        if t is None:
+            return Seat(member, "pending", n)
+        if t.ok:
+            return Seat(member, "passed" if is_pass(t.text) else "spoke", n, t)
+        last = t
+        if t.failure not in RETRYABLE:
+            return Seat(member, "dropped", n, t)
+    return Seat(member, "dropped", s.attempts, last)
+
+
+def meeting(s: State) -> Meeting:
+    """The rounds held so far and, once it is over, why the meeting ended."""
+    m = Meeting()
+    active = list(s.participants)
+    while True:
+        if m.held:
+            rnd = m.held
+            seats = m.rounds[-1]
+            if m.pending():
+                return m
+            for x in seats.values():
+                if x.kind == "dropped":
+                    active.remove(x.member)
+                    m.dropped[x.member] = rnd
+            if s.asks_human and active and s.acted(f"round-{rnd}") is None:
+                m.asking = True
+                return m
+        m.end = _termination(s, m, active)
+        if m.end:
+            return m
+        m.rounds.append({p: _seat(s, m.held + 1, p) for p in active})
+
+
+def _termination(s: State, m: Meeting, active: list[str]) -> str | None:
+    """Checked before every round, in this order (the first that holds ends the meeting)."""
+    said = s.acted(f"round-{m.held}")
+    if said is not None and said.action == "pick" and said.choice == CLOSE:
+        return CANCELLED
+    if not active:
+        return NO_ACTIVE
+    if m.held >= s.max_rounds:
+        return MAX_ROUNDS
+    steered = said is not None and said.action == "steer" and said.text.strip()
+    if m.held and not steered and all(m.rounds[-1][p].kind == "passed" for p in active):
+        return ALL_PASSED
+    return None
+
+
+def describe(s: State, m: Meeting) -> str:
+    """Why the meeting ended, in a sentence."""
+    why = {CANCELLED: f"the human closed the meeting after round {m.held}",
+           NO_ACTIVE: f"every member was dropped (the last in round {m.held})",
+           MAX_ROUNDS: f"the meeting held its {s.max_rounds} rounds",
+           ALL_PASSED: f"every member passed in round {m.held}"}.get(m.end or "", "")
+    gone = [f"{p} in round {r}" for p, r in m.dropped.items()]
+    return why + (f"; dropped: {', '.join(gone)}" if gone and m.end != NO_ACTIVE else "")
+
+
+# --- what runs next --------------------------------------------------------------------------
+
+def next_step(s: State) -> Step | Ask | Done:
+    m = meeting(s)
+    if m.end is None and m.asking:
+        return _ask(s, m)
+    if m.end is None:
+        return _round(s, m)
+    if m.end == NO_ACTIVE:
+        return Done(NO_ACTIVE, describe(s, m) + "; once the cause is fixed, `disputatio "
+                    "--resume` gives those dropped last another attempt")
+    if s.judge is None:
+        return Done(m.end, describe(s, m))
+    return _judge(s, f"the meeting ended {m.end}: {describe(s, m)}")
+
+
+def _round(s: State, m: Meeting) -> Step:
+    rnd, pending = m.held, m.pending()
+    first = all(x.attempt == 1 for x in pending)
+    notes = tuple(_drop_line(s, x) for x in m.rounds[-2].values()
+                  if x.kind == "dropped") if first and rnd > 1 else ()
+    turns = tuple(TurnSpec(attempt_id(rnd, x.member, x.attempt), x.member, "participant",
+                           PHASE, rnd, "committee", _prompt(s, m, x.member))
+                  for x in pending)
+    label = f"round {rnd}/{s.max_rounds}" + ("" if first else ", another attempt")
+    return Step(label, turns, notes)
+
+
+def _ask(s: State, m: Meeting) -> Ask:
+    """After each round: agree with a member, skip, steer (which reopens a meeting where
+    everyone passed), or close the meeting; at the last round only agree or skip."""
+    rnd = m.held
+    seats = [x for x in m.rounds[-1].values() if x.kind in ("spoke", "passed")]
+    last = rnd >= s.max_rounds
+    passed = all(x.kind == "passed" for x in seats)
+    title = f"Round {rnd} is over" + (": every member passed" if passed else "")
+    return Ask(f"round-{rnd}", rnd, title,
+               choices=("agree", "skip") if last else ("agree", "skip", "steer", "pick"),
+               participants=tuple(x.member for x in seats),
+               options=() if last else (CLOSE,),
+               latest=tuple((x.member, x.turn.text) for x in seats if x.turn is not None))
+
+
+def _prompt(s: State, m: Meeting, member: str) -> dict[str, str]:
+    """What a member is shown: its own last contribution, and what the others said (or did)
+    since its own last turn, the whole within the transcript budget."""
+    rnd = m.held
+    took = [r for r in range(1, rnd) if m.rounds[r - 1].get(member) is not None]
+    since = took[-1] if took else 0
+    spoke = [r for r in took if m.rounds[r - 1][member].kind == "spoke"]
+    own = m.rounds[spoke[-1] - 1][member].turn if spoke else None
+    entries = [(r, x) for r in range(since, rnd) if r for x in m.rounds[r - 1].values()
+               if x.member != member]
+    caps = fair_caps([len(x.turn.text) if x.kind == "spoke" and x.turn else 0
+                      for _, x in entries] + [len(own.text) if own else 0], TRANSCRIPT_BUDGET)
+    lines = []
+    for (r, x), cap in zip(entries, caps, strict=False):
+        lines += _seat_lines(s, r, x, cap, "###")
+    notes = human_notes(h for h in s.human if since <= h.round < rnd)
+    if notes:
+        lines += ["### The human in the loop", "", notes, ""]
+    return {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET), "name": member,
+            "round": str(rnd), "max_rounds": str(s.max_rounds),
+            "own": contribution(own, caps[-1]) if own else
+            "(none yet: you have not spoken in this meeting)",
+            "since": "\n".join(lines).strip() or
+            ("(nothing yet: the meeting opens with the question)" if rnd == 1 else
+             "(nothing new)")}
+
+
+def _seat_lines(s: State, rnd: int, x: Seat, cap: int | None, level: str) -> list[str]:
+    if x.kind == "spoke":
+        return [f"{level} {x.member}, round {rnd}", "", contribution(x.turn, cap), ""]
+    if x.kind == "passed":
+        return [f"- {x.member} passed in round {rnd}.", ""]
+    return [f"- System: {_drop_line(s, x)}", ""]
+
+
+def _drop_line(s: State, x: Seat) -> str:
+    t = x.turn
+    why = f"{t.failure}: {one_line(t.message or '', 200)}" if t is not None else "no answer"
+    tries = f"{x.attempt} failed attempts" if x.attempt > 1 else "a failed attempt"
+    rnd = t.round if t is not None else 0
+    return f"{x.member} is dropped from the meeting after {tries} in round {rnd} ({why})."
+
+
+def transcript(s: State, m: Meeting, level: str = "###") -> str:
+    """The whole meeting by round, passes and drops included, as the judge reads it."""
+    entries = [(r, x) for r in range(1, m.held + 1) for x in m.rounds[r - 1].values()]
+    caps = iter(fair_caps([len(x.turn.text) if x.kind == "spoke" and x.turn else 0
+                           for _, x in entries], TRANSCRIPT_BUDGET))
+    lines: list[str] = []
+    for r in range(1, m.held + 1):
+        lines += [f"{level} Round {r}", ""]
+        for x in m.rounds[r - 1].values():
+            lines += _seat_lines(s, r, x, next(caps), level + "#")
+        notes = human_notes(h for h in s.human if h.round == r)
+        if notes:
+            lines += [notes, ""]
+    return "\n".join(lines).strip()
+
+
+# --- the judge, as in the disputatio protocol ------------------------------------------------
+
+def _judge(s: State, reason: str) -> Step | Done:
+    k = len(s.answers) + 1
+    rid = judged.respondeo_id(k)
+    quaestio = foreign(s.quaestio, QUAESTIO_BUDGET)
+    record = transcript(s, meeting(s))
+    if rid not in s.turns:
+        variables = {"quaestio": quaestio, "transcript": record}
+        template = "respondeo"
+        if k > 1:
+            template = "continuation"
+            variables["ruling"] = contribution(s.turns.get(judged.respondeo_id(k - 1)),
+                                               RULING_BUDGET)
+            variables["answers"] = "\n\n".join(
+                f"Answer {i}:\n\n{foreign(a, RULING_BUDGET // len(s.answers))}"
+                for i, a in enumerate(s.answers, start=1))
+        assert s.judge is not None
+        return Step("respondeo", (TurnSpec(rid, s.judge, "judge", "respondeo", k, template,
+                                           variables),))
+    ruling = s.turns[rid]
+    if not ruling.ok:
+        return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
+                              " once fixed, `disputatio --resume` asks it again")
+    status = parse_status(ruling.text)
+    if status != RESOLVED:
+        return Done(status.lower(), reason)
+    did = judged.redactio_id(k, s.finalizes)
+    if did not in s.turns:
+        return Step("redactio", (TurnSpec(
+            did, s.synthesizer or s.judge or "", "synthesizer", "redactio", k, "redactio",
+            {"quaestio": quaestio, "transcript": record,
+             "ruling": foreign(ruling.text, RULING_BUDGET)}),))
+    if not s.turns[did].ok:
+        draft = s.turns[did]
+        return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
+                              f"{draft.message}); once fixed, `disputatio --resume` asks again")
+    return Done("resolved", reason)
+
+
+# --- the protocol's policy, as app asks for it ------------------------------------------------
+
+def lineup_line(s: State) -> str:
+    return (f"committee of {', '.join(s.participants)} · at most {s.max_rounds} rounds"
+            + (f" · judge {s.judge}" if s.judge else " · no judge"))
+
+
+def seats(s: State) -> list[SeatSpec]:
+    return judged.seats(s)
+
+
+def places(s: State, request: EventData | None) -> Places:
+    """Members and the synthesizer in checkouts, the judge in an empty directory."""
+    return judged.places(s, request)
+
+
+def released(s: State, step: Step) -> list[str]:
+    return judged.released(s, step)
+
+
+def accept(s: State, request: str, answers: str = "") -> EventData:
+    return judged.accept(s, request, answers)
+
+
+def retry(s: State, done: Done) -> list[str] | None:
+    """What ``--resume`` runs again: when every member was dropped, another attempt for those
+    dropped in the last round; when the judge or the synthesizer failed, their turn."""
+    if done.status == NO_ACTIVE:
+        m = meeting(s)
+        return [x.turn.turn_id for x in m.rounds[-1].values()
+                if x.kind == "dropped" and x.turn is not None] if m.rounds else []
+    if done.status == "failed":
+        return judged.retry(s, done)
+    return None
+
+
+def ending(done: Done, primary: str) -> Ending:
+    """A meeting that lost every member, or a judge that gave no ruling, fails the command."""
+    if done.status in (NO_ACTIVE, "failed"):
+        return Ending(True, done.reason)
+    if done.status in ("needs_input", "unclear"):
+        return judged.ending(done, primary)
+    return Ending(False, f"the meeting ended {done.status}: {done.reason}"
+                  if done.status in (ALL_PASSED, MAX_ROUNDS, CANCELLED) else "")
+
+
+# --- how its meeting reads --------------------------------------------------------------------
+
+def presentation(s: State) -> Presentation:
+    m = meeting(s)
+    judge_look = judged.presentation(s)
+    drops = {x.turn.turn_id: x for seats in m.rounds for x in seats.values()
+             if x.kind == "dropped" and x.turn is not None}
+    unshown_drops = sorted(drops.values(), key=lambda x: x.turn.round if x.turn else 0)
+    unshown_human = list(s.human)
+    answers = iter(s.answers)
+
+    def title(t: Turn) -> str:
+        if t.phase != PHASE:
+            return judge_look.title(t)
+        n = _attempt(t)
+        return (f"Round {t.round}" + (f", attempt {n}" if n > 1 else "")
+                + (", passes" if t.ok and is_pass(t.text) else "")
+                + (", dropped" if t.turn_id in drops else ""))
+
+    def interlude(t: Turn) -> list[str]:
+        """Before a round: who was dropped in the one before, and what the human did after
+        it; before a ruling: the rest, and the answers it was given."""
+        before = t.round if t.phase == PHASE else m.held + 1
+        lines: list[str] = []
+        for x in [x for x in unshown_drops if x.turn and x.turn.round < before]:
+            unshown_drops.remove(x)
+            lines += [f"## System, after round {x.turn.round if x.turn else 0}", "",
+                      _drop_line(s, x), ""]
+        due = [h for h in unshown_human if h.round < before]
+        for h in due:
+            unshown_human.remove(h)
+        lines += _human(due)
+        if t.phase == "respondeo" and t.round > 1:
+            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
+        return lines
+
+    def where(t: Turn) -> str:
+        if t.phase != PHASE:
+            return judge_look.where(t)
+        n = _attempt(t)
+        return f"round {t.round}" + (f" (attempt {n})" if n > 1 else "")
+
+    def order(t: Turn, participants: list[str]) -> tuple:
+        who = participants.index(t.participant) if t.participant in participants \
+            else len(participants)
+        return (t.phase != PHASE, t.round if t.phase == PHASE else 0, _attempt(t), who,
+                t.phase == "redactio", t.round, t.turn_id)
+
+    def documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
+        files, primary = judge_look.documents(ended, header)
+        files["minutes.md"] = header + minutes(s, m)
+        return files, primary or "minutes.md"
+
+    return Presentation(verdict=s.latest_status(), title=title, order=order,
+                        interlude=interlude, where=where, documents=documents)
+
+
+def _attempt(t: Turn) -> int:
+    tail = t.turn_id.rsplit("/attempt-", 1)
+    return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else 1
+
+
+def _human(actions: list[HumanActed]) -> list[str]:
+    """The human's actions as debate.md shows them, a close of the meeting said as such."""
+    lines: list[str] = []
+    for h in actions:
+        if h.action == "pick" and h.choice == CLOSE:
+            lines += [f"## The human, after round {h.round}", "", "Closes the meeting.", ""]
+        else:
+            lines += human_lines([h])
+    return lines
+
+
+def minutes(s: State, m: Meeting) -> str:
+    """Where every member stood when the meeting ended, then the meeting by round."""
+    lines = ["# Minutes", ""]
+    if m.end:
+        lines += [f"**The meeting ended {m.end}:** {describe(s, m)}.", ""]
+    else:
+        lines += [f"**The meeting has not ended** (round {m.held} of at most "
+                  f"{s.max_rounds}).", ""]
+    lines += ["## Where the members stood", ""]
+    for p in s.participants:
+        mine = [(r, seats[p]) for r, seats in enumerate(m.rounds, start=1) if p in seats]
+        passed = [r for r, x in mine if x.kind == "passed"]
+        spoke = [(r, x) for r, x in mine if x.kind == "spoke"]
+        lines += [f"### {p}", ""]
+        if p in m.dropped:
+            lines += [_drop_line(s, mine[-1][1]), ""]
+        if passed:
+            lines += [f"Passed in round{'s' if len(passed) > 1 else ''} "
+                      f"{', '.join(map(str, passed))}.", ""]
+        if spoke:
+            r, x = spoke[-1]
+            lines += [f"Last contribution (round {r}):", "", contribution(x.turn), ""]
+        else:
+            lines += ["Never spoke.", ""]
+    lines += ["## The meeting", "", transcript(s, m, "###"), ""]
+    return "\n".join(lines)
