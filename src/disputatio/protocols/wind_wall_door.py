@@ -1,0 +1,563 @@
+"""The Wind / Wall / Door protocol: three roles, a synthesis, and a vote on it.
+
+Wind ("What if…") expands, Wall ("Yes, but…") grounds, Door ("Therefore…") synthesizes. Each
+role is played by a participant of the lineup (one may play several). Turns go Wind → Wall →
+Door → Wind…, or in a mediated order where the human (``--human``) or a ``mediator``
+participant picks each next speaker. A round is three turns; ``max_turns`` and ``max_rounds``
+bound the debate, which ends in ``exhaustion`` when they run out before Door calls the vote.
+
+Door calls the vote (a line ``CALL THE VOTE``) when its synthesis is ready: Wind, then Wall,
+answer APPROVE or REJECT. A rejection sends the voter's feedback to Door, who refines; both
+approving ends the debate as ``synthesis``; a synthesis still rejected after
+``max_refinement_loops`` refinements ends it as ``stalemate``. Each role's turn is held to its
+contract (deterministic rules): a breach is a warning, or with ``strict`` a refused turn the
+role answers again (at most ``max_redos`` times, then ``force_closed``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+from disputatio.events import DebateStarted, EventData
+from disputatio.protocols.base import (
+    QUAESTIO_BUDGET,
+    TRANSCRIPT_BUDGET,
+    Ask,
+    DebateState,
+    Done,
+    Ending,
+    Places,
+    Presentation,
+    Refused,
+    SeatSpec,
+    Step,
+    Turn,
+    TurnSpec,
+    answered,
+    contribution,
+    foreign,
+    human_lines,
+    human_notes,
+)
+from disputatio.text import fair_caps, one_line, quote, sanitize
+
+ROLES = ("wind", "wall", "door")
+TITLE = {"wind": "Wind", "wall": "Wall", "door": "Door"}
+VOICE = {"wind": "What if…", "wall": "Yes, but…", "door": "Therefore…"}
+MODE = {"wind": "pathos", "wall": "ethos", "door": "logos"}
+APPROVE, REJECT = "APPROVE", "REJECT"
+
+
+class Config(BaseModel):
+    """The settings under the lineup's ``protocol:`` key; ``--rounds`` is ``max_rounds``. The
+    lineup's top-level ``rounds`` (the disputatio protocol's reaction rounds) is not read."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    wind: str | None = None          # the participant playing each role (default: lineup order)
+    wall: str | None = None
+    door: str | None = None
+    order: Literal["fixed", "mediated"] = "fixed"
+    mediator: str | None = None      # mediated order: who picks (None: the human, --human)
+    max_rounds: int = Field(4, ge=1, le=20)
+    max_turns: int = Field(12, ge=1, le=60)
+    max_refinement_loops: int = Field(3, ge=0, le=10)
+    strict: bool = False
+    max_redos: int = Field(2, ge=0, le=5)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rounds_flag(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and "rounds" in data:
+            data = dict(data)
+            rounds = data.pop("rounds")
+            if "rounds" in ((info.context or {}).get("flags") or ()):
+                data["max_rounds"] = rounds
+        return data
+
+
+def check(config: BaseModel, participants: list[str], human: bool) -> Config:
+    """The settings checked against the lineup and completed from it: roles default to the
+    participants in lineup order (Door to the third, else the first)."""
+    assert isinstance(config, Config)
+    c = config
+    fill = {"wind": participants[0], "wall": participants[1 % len(participants)],
+            "door": participants[2] if len(participants) > 2 else participants[0]}
+    for key in (*ROLES, "mediator"):
+        name = getattr(c, key)
+        if name is not None and name not in participants:
+            raise ValueError(f"protocol.{key}: '{name}' is not a participant of the lineup "
+                             f"({', '.join(participants)})")
+    if c.mediator is not None and c.order != "mediated":
+        raise ValueError("protocol.mediator: only the mediated order has a mediator; add "
+                         "'order: mediated' or drop 'mediator'")
+    if c.order == "mediated" and c.mediator is None and not human:
+        raise ValueError("protocol.order: in the mediated order without a 'mediator' "
+                         "participant you pick each speaker: run with --human")
+    return c.model_copy(update={k: getattr(c, k) or fill[k] for k in ROLES})
+
+
+def started(config: BaseModel) -> dict[str, Any]:
+    assert isinstance(config, Config)
+    return {"rounds": config.max_rounds, "settings": config.model_dump()}
+
+
+@dataclass
+class State(DebateState):
+    cfg: Config = field(default_factory=Config)
+
+    def fold(self, event: EventData) -> None:
+        if isinstance(event, DebateStarted) and event.settings is not None:
+            self.cfg = Config.model_validate(event.settings)
+
+    def player(self, role: str) -> str:
+        return (getattr(self.cfg, role) if role in ROLES else None) or ""
+
+    def label(self, role: str) -> str:
+        return f"{TITLE[role]} ({self.player(role)})"
+
+
+def state(events: Iterable[Any]) -> State:
+    return State.from_events(events)
+
+
+# --- the rules, as deterministic checks -------------------------------------------------
+
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+\S", re.M)
+_STEP = re.compile(r"^\s*\d+[.)]\s+\S", re.M)
+_EVIDENCE = re.compile(r"^[\s#>*_\[]*evidence\b", re.I | re.M)
+_CALL = re.compile(r"^[\s#>*_]*call the vote[\s*_.!]*$", re.I | re.M)
+_VOTE = re.compile(r"^(?:vote\s*[:\-–—]\s*)?(approved?|rejected?)\b", re.I)
+_PICK = re.compile(r"^(?:(?:pick|next)\s*[:\-–—]\s*)?(wind|wall|door)\W*$", re.I)
+
+
+def _plain(line: str) -> str:
+    return re.sub(r"[*_`#>]", "", line).strip()
+
+
+def breaches(role: str, text: str) -> list[str]:
+    """What a role's turn lacks of its contract (debate-hall's rules): Wind offers options and
+    asks; Wall opens with a verdict and carries evidence; Door reasons in numbered steps."""
+    out = []
+    if role == "wind":
+        if len(_ITEM.findall(text)) < 2:
+            out.append("fewer than two options as list items")
+        if "?" not in text:
+            out.append("no question")
+    elif role == "wall":
+        if "verdict:" not in _plain(text.strip()[:200]).lower() and \
+                "[verdict]" not in text.strip()[:200].lower():
+            out.append("no VERDICT: within its first 200 characters")
+        if not _EVIDENCE.search(text):
+            out.append("no EVIDENCE section")
+    elif len(_STEP.findall(text)) < 2:
+        out.append("no synthesis in numbered steps (1., 2., …)")
+    return out
+
+
+def parse_vote(text: str) -> str:
+    """APPROVE only when the first non-blank line starts with APPROVE (or ``Vote: APPROVE``)
+    and names no REJECT; no keyword there, or both, is REJECT."""
+    first = next((_plain(line) for line in text.splitlines() if _plain(line)), "")
+    m = _VOTE.match(first)
+    if m is None or not m.group(1).lower().startswith("approve"):
+        return REJECT
+    return REJECT if re.search(r"\breject", first, re.I) else APPROVE
+
+
+def parse_pick(text: str) -> str | None:
+    """The role the mediator's first non-blank line names alone (``WALL``, ``Next: wall``);
+    None for anything else: a pick is never guessed."""
+    first = next((_plain(line) for line in text.splitlines() if _plain(line)), "")
+    m = _PICK.match(first)
+    return m.group(1).lower() if m else None
+
+
+def calls_vote(text: str) -> bool:
+    return bool(_CALL.search(text))
+
+
+# --- the course of the debate -------------------------------------------------------------
+
+@dataclass
+class Course:
+    """The debate as the rules read it: the turns that stand, notes of ours for debate.md,
+    the votes, the latest synthesis, and what comes next."""
+
+    spoken: list[tuple[str, Turn]] = field(default_factory=list)   # (role, turn) that stand
+    notes: dict[str, list[str]] = field(default_factory=dict)      # before a turn / turn n
+    votes: list[tuple[int, str, str, Turn]] = field(default_factory=list)
+    synthesis: Turn | None = None
+    called: int = 0                  # the debate turn on which Door called the vote
+    next: Step | Ask | Done = Done("")
+
+
+def course(s: State) -> Course:
+    c = Course()
+    c.next = _debate(s, c)
+    return c
+
+
+def next_step(s: State) -> Step | Ask | Done:
+    return course(s).next
+
+
+def _debate(s: State, c: Course) -> Step | Ask | Done:
+    cfg = s.cfg
+    n, last = 0, None
+    while True:
+        if n >= cfg.max_turns or n // 3 >= cfg.max_rounds:
+            what = (f"{n} turns, the most allowed (max_turns {cfg.max_turns})"
+                    if n >= cfg.max_turns else
+                    f"{n // 3} rounds, the most allowed (max_rounds {cfg.max_rounds})")
+            return Done("exhaustion", f"{what}, and Door never called the vote")
+        n += 1
+        rnd = (n - 1) // 3 + 1
+        if n > 1 and n % 3 == 1 and s.asks_human and not _human_picks(s):
+            ask = _after_round(s, c, rnd - 1)
+            if ask is not None:
+                return ask
+        role = _pick(s, c, n, rnd, last)
+        if not isinstance(role, str):
+            return role
+        got = _attempts(s, c, f"turn-{n}/{role}", role,
+                        lambda tid, redo, role=role, n=n, rnd=rnd: TurnSpec(
+                            tid, s.player(role), role, role, rnd, f"wwd-{role}",
+                            _vars(s, c, role, redo, turn=str(n), round=str(rnd),
+                                  last=_last_note(s, n) if role == "door" else "")))
+        if not isinstance(got, Turn):
+            return got
+        c.spoken.append((role, got))
+        last = role
+        if role == "door":
+            c.synthesis = got
+            if calls_vote(got.text):
+                c.called = n
+                return _consensus(s, c)
+
+
+def _consensus(s: State, c: Course) -> Step | Done:
+    cfg = s.cfg
+    for k in range(1, cfg.max_refinement_loops + 2):
+        rejected = None
+        for voter in ("wind", "wall"):
+            t = s.turns.get(f"vote-{k}/{voter}")
+            if t is None:
+                return Step(f"vote on synthesis {k}: {TITLE[voter]}", (TurnSpec(
+                    f"vote-{k}/{voter}", s.player(voter), voter, "vote", k, "wwd-vote",
+                    _vars(s, c, voter, [], k=str(k),
+                          synthesis=contribution(c.synthesis, TRANSCRIPT_BUDGET // 4))),))
+            if not answered(t):
+                return _failed(s, t, f"the vote on synthesis {k}")
+            verdict = parse_vote(t.text)
+            c.votes.append((k, voter, verdict, t))
+            if verdict == REJECT:
+                rejected = (voter, t)
+                break
+        if rejected is None:
+            after = f" after {k - 1} refinement{'s' if k > 2 else ''}" if k > 1 else ""
+            return Done("synthesis", f"Wind and Wall approved Door's synthesis{after}")
+        if k > cfg.max_refinement_loops:
+            return Done("stalemate", f"{TITLE[rejected[0]]} rejected Door's synthesis after "
+                                     f"{cfg.max_refinement_loops} refinements")
+        voter, vote = rejected
+        got = _attempts(s, c, f"refine-{k}/door", "door", lambda tid, redo, k=k, vote=vote,
+                        voter=voter: TurnSpec(
+            tid, s.player("door"), "door", "refine", k, "wwd-refine",
+            _vars(s, c, "door", redo, k=str(k), max=str(cfg.max_refinement_loops),
+                  voter=s.label(voter), feedback=contribution(vote, TRANSCRIPT_BUDGET // 4),
+                  synthesis=contribution(c.synthesis, TRANSCRIPT_BUDGET // 4))))
+        if not isinstance(got, Turn):
+            return got
+        c.spoken.append(("door", got))
+        c.synthesis = got
+    raise AssertionError("unreachable: the last round of votes returns")
+
+
+def _attempts(s: State, c: Course, base: str, role: str, spec) -> Turn | Step | Done:
+    """A role's turn and, with ``strict``, its redos: the first answer within the contract
+    stands (without ``strict`` the first answer stands, a breach noted as a warning)."""
+    cfg = s.cfg
+    refused: list[str] = []
+    for a in range(cfg.max_redos + 1 if cfg.strict else 1):
+        tid = base if a == 0 else f"{base}.redo-{a}"
+        t = s.turns.get(tid)
+        if t is None:
+            return Step(f"{TITLE[role]} ({tid})", (spec(tid, refused),))
+        if not answered(t):
+            return _failed(s, t, _where_id(tid))
+        broken = breaches(role, t.text)
+        if not broken:
+            return t
+        what = f"this answer breaks {TITLE[role]}'s contract: {'; '.join(broken)}"
+        c.notes[tid] = [f"> **{'Refused' if cfg.strict else 'Contract warning'}:** {what}"
+                        + (f"; {TITLE[role]} answers again." if cfg.strict else "."), ""]
+        if not cfg.strict:
+            return t
+        refused = broken
+    return Done("force_closed", f"{s.label(role)} broke its contract {cfg.max_redos + 1} times "
+                                f"in a row ({'; '.join(refused)})")
+
+
+def _failed(s: State, t: Turn, where: str) -> Done:
+    return Done("failed", f"{t.participant} gave no answer in {where} ({t.failure}: "
+                          f"{one_line(t.message or 'no text', 200)}); once fixed, "
+                          "`disputatio resume` asks again")
+
+
+def _human_picks(s: State) -> bool:
+    return s.cfg.order == "mediated" and s.cfg.mediator is None
+
+
+def _pick(s: State, c: Course, n: int, rnd: int, last: str | None) -> str | Step | Ask | Done:
+    """Who speaks at turn ``n``: the fixed order, the human's pick, or the mediator's (a
+    garbled answer falls back to the fixed order, noted in debate.md)."""
+    fixed = ROLES[(ROLES.index(last) + 1) % 3] if last else "wind"
+    if s.cfg.order == "fixed":
+        return fixed
+    if _human_picks(s):
+        acted = s.acted(f"pick-{n}")
+        if acted is None:
+            latest = tuple((s.label(r), t.text) for r, t in c.spoken[-1:])
+            return Ask(f"pick-{n}", rnd, f"Who speaks at turn {n} (round {rnd})?",
+                       choices=("pick",), options=tuple(TITLE[r] for r in ROLES),
+                       latest=latest)
+        chosen = (acted.choice or "").lower()
+        return chosen if chosen in ROLES else fixed
+    t = s.turns.get(f"pick-{n}")
+    if t is None:
+        spoken = ", ".join(f"{TITLE[r]} {sum(1 for x, _ in c.spoken if x == r)}" for r in ROLES)
+        return Step(f"pick for turn {n}", (TurnSpec(
+            f"pick-{n}", s.cfg.mediator or "", "mediator", "pick", rnd, "wwd-pick",
+            _vars(s, c, "", [], turn=str(n), fixed=TITLE[fixed], spoken=spoken)),))
+    if not answered(t):
+        return _failed(s, t, f"the pick for turn {n}")
+    picked = parse_pick(t.text)
+    if picked is None:
+        c.notes[f"turn {n}"] = [f"_The mediator's answer named no one role: the fixed order "
+                                f"gives turn {n} to {TITLE[fixed]}._", ""]
+    return picked or fixed
+
+
+def _after_round(s: State, c: Course, rnd: int) -> Ask | None:
+    key = f"round-{rnd}"
+    if s.acted(key) is not None:
+        return None
+    return Ask(key, rnd, f"Round {rnd} is over", participants=tuple(TITLE[r] for r in ROLES),
+               latest=tuple((s.label(r), t.text) for r, t in c.spoken[-3:]))
+
+
+def _last_note(s: State, n: int) -> str:
+    cfg = s.cfg
+    if n >= cfg.max_turns or n // 3 >= cfg.max_rounds:
+        return ("- This is the last turn the limits allow: if you do not call the vote now, "
+                "the debate ends in exhaustion, with no agreed synthesis.\n")
+    return ""
+
+
+def _vars(s: State, c: Course, role: str, redo: list[str], **more: str) -> dict[str, str]:
+    """The variables every wwd-* template may use."""
+    redone = ""
+    if redo:
+        redone = (f"\n## Your previous answer was refused\n\nIt broke {TITLE[role]}'s contract: "
+                  f"{'; '.join(redo)}. Answer again, meeting the contract.\n")
+    return {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET), "name": s.player(role) or
+            s.cfg.mediator or "", "transcript": transcript(s, c), "redo": redone,
+            "strict": ("A turn that breaks the contract is refused and must be redone."
+                       if s.cfg.strict else "A turn that breaks the contract is marked."),
+            "rounds": str(s.cfg.max_rounds), "max_turns": str(s.cfg.max_turns),
+            "roles": ", ".join(s.label(r) for r in ROLES), **more}
+
+
+def transcript(s: State, c: Course) -> str:
+    """The turns that stand and the votes so far, each quoted under a heading of ours, within
+    ``TRANSCRIPT_BUDGET`` (long answers cut evenly)."""
+    entries = [(_heading(s, r, t), t) for r, t in c.spoken]
+    entries += [(f"Vote on synthesis {k} — {s.label(v)}: {verdict}", t)
+                for k, v, verdict, t in c.votes]
+    entries.sort(key=lambda e: _rank(e[1].turn_id))
+    if not entries:
+        return "(nothing yet: this is the first turn)"
+    caps = fair_caps([len(t.text.strip()) for _, t in entries], TRANSCRIPT_BUDGET)
+    text = "\n\n".join(f"### {h}\n\n{contribution(t, cap)}"
+                       for (h, t), cap in zip(entries, caps, strict=True))
+    notes = human_notes(h for h in s.human if h.action != "pick")
+    return text + (f"\n\n### The human in the loop\n\n{notes}" if notes else "")
+
+
+def _heading(s: State, role: str, t: Turn) -> str:
+    where = f"refinement {t.round}" if t.phase == "refine" else f"turn {_n(t.turn_id)}"
+    return f"{s.label(role)}, {where} — “{VOICE[role]}”"
+
+
+def _n(turn_id: str) -> int:
+    m = re.match(r"(?:turn|pick|vote|refine)-(\d+)", turn_id)
+    return int(m.group(1)) if m else 0
+
+
+def _rank(turn_id: str) -> tuple:
+    """Where a turn sits: debate turns (a pick before its turn, redos after), then each
+    synthesis's votes and the refinement they led to."""
+    n = _n(turn_id)
+    redo = int(turn_id.rsplit(".redo-", 1)[1]) if ".redo-" in turn_id else 0
+    if turn_id.startswith(("vote-", "refine-")):
+        return (1, n, turn_id.startswith("refine-"), "wall" in turn_id, redo)
+    return (0, n, not turn_id.startswith("pick-"), 0, redo)
+
+
+def _where_id(turn_id: str) -> str:
+    n = _n(turn_id)
+    if turn_id.startswith("vote-"):
+        return f"the vote on synthesis {n}"
+    if turn_id.startswith("refine-"):
+        return f"refinement {n}"
+    if turn_id.startswith("pick-"):
+        return f"the pick for turn {n}"
+    return f"turn {n}"
+
+
+# --- the protocol's policy, as app asks for it ------------------------------------------
+
+def lineup_line(s: State) -> str:
+    picks = f" · {s.cfg.mediator} picks" if s.cfg.mediator else \
+        (" · you pick" if _human_picks(s) else "")
+    return ", ".join(s.label(r) for r in ROLES) + f" · {s.cfg.order} order{picks}"
+
+
+def seats(s: State) -> list[SeatSpec]:
+    """No seats beyond the lineup's participants: a judge in the lineup takes no part."""
+    return []
+
+
+def _players(s: State) -> list[str]:
+    names = [s.player(r) for r in ROLES] + ([s.cfg.mediator] if s.cfg.mediator else [])
+    return [p for p in s.participants if p in names]
+
+
+def places(s: State, request: EventData | None) -> Places:
+    """The role players work in checkouts (Wall's evidence may come from running the tests);
+    a mediator who plays no role picks in an empty directory."""
+    roles = {s.player(r) for r in ROLES}
+    return Places(tuple(_players(s)), frozenset(p for p in _players(s) if p not in roles))
+
+
+def released(s: State, step: Step) -> list[str]:
+    return []
+
+
+def retry(s: State, done: Done) -> list[str] | None:
+    """A debate stopped on a failed turn runs it again; every other end is final."""
+    if done.status != "failed":
+        return None
+    return [t.turn_id for t in s.turns.values() if not answered(t)]
+
+
+def accept(s: State, request: str, answers: str = "") -> EventData:
+    raise Refused(f"the Wind/Wall/Door protocol has no {request}: its deliverable is the "
+                  "synthesis Wind and Wall vote on; start a new debate to go further")
+
+
+def ending(done: Done, primary: str) -> Ending:
+    if done.status in ("failed", "force_closed"):
+        return Ending(True, done.reason)
+    if done.status in ("stalemate", "exhaustion"):
+        return Ending(False, f"{done.status}: {done.reason}; read {primary}")
+    return Ending(False, "")
+
+
+# --- how its debate reads ---------------------------------------------------------------
+
+def presentation(s: State) -> Presentation:
+    c = course(s)
+    picks = {h.key: h.choice for h in s.human if h.action == "pick"}
+    unshown = [h for h in s.human if h.action != "pick"]
+    roles_shown: list[bool] = []
+
+    def interlude(t: Turn) -> list[str]:
+        """Lines of ours before a turn: the roles (once), the human's actions after the round
+        before it, who picked the speaker, contract notes, the call for a vote."""
+        lines: list[str] = []
+        if not roles_shown:
+            roles_shown.append(True)
+            lines += _roles_block(s)
+        tid, n = t.turn_id, _n(t.turn_id)
+        lead = f"pick-{n}" if s.cfg.mediator else f"turn-{n}/{t.seat}"
+        if tid == lead:
+            due = [h for h in unshown if h.round <= (n - 1) // 3]
+            for h in due:
+                unshown.remove(h)
+            lines += human_lines(due)
+        if tid == f"turn-{n}/{t.seat}":
+            if f"pick-{n}" in picks:
+                lines += [f"_The human gives turn {n} to {picks[f'pick-{n}']}._", ""]
+            lines += c.notes.get(f"turn {n}", [])
+        if tid == f"vote-{n}/wind":
+            lines += [f"## Door calls the vote (turn {c.called})" if n == 1 else
+                      f"## The vote on refinement {n - 1}", ""]
+        return lines + c.notes.get(tid, [])
+
+    verdict = c.votes[-1][2] if c.votes else None
+    return Presentation(verdict=verdict, title=lambda t: _title(c, t),
+                        order=lambda t, ps: _rank(t.turn_id), interlude=interlude,
+                        where=lambda t: _where_id(t.turn_id),
+                        documents=lambda ended, header: _documents(s, c, header))
+
+
+def _roles_block(s: State) -> list[str]:
+    cfg = s.cfg
+    lines = ["## The roles", ""]
+    lines += [f"- **{TITLE[r]}** ({MODE[r]}, “{VOICE[r]}”): {s.player(r)}" for r in ROLES]
+    order = "Wind → Wall → Door" if cfg.order == "fixed" else \
+        f"mediated: {cfg.mediator or 'the human'} picks each speaker"
+    lines += ["", f"Order: {order} · at most {cfg.max_turns} turns and {cfg.max_rounds} "
+              f"rounds · {cfg.max_refinement_loops} refinements · contracts "
+              f"{'enforced (strict)' if cfg.strict else 'as warnings'}"]
+    if s.started.judge:
+        lines += ["", f"The lineup's judge ({s.started.judge}) takes no part in this protocol."]
+    return lines + [""]
+
+
+def _title(c: Course, t: Turn) -> str:
+    role = t.seat if t.seat in ROLES else ""
+    redo = f" (redo {t.turn_id.rsplit('.redo-', 1)[1]})" if ".redo-" in t.turn_id else ""
+    if t.phase == "vote":
+        verdict = next((v for k, r, v, x in c.votes if x.turn_id == t.turn_id), None)
+        return f"Vote on synthesis {t.round}, {TITLE.get(role, role)}" + \
+            (f": {verdict}" if verdict else "")
+    if t.phase == "pick":
+        return f"The mediator's pick for turn {_n(t.turn_id)}"
+    where = f"refinement {t.round}" if t.phase == "refine" else \
+        f"turn {_n(t.turn_id)}, round {t.round}"
+    return f"{TITLE.get(role, role)} · “{VOICE.get(role, '')}” · {where}{redo}"
+
+
+def _documents(s: State, c: Course, header: str) -> tuple[dict[str, str], str | None]:
+    """synthesis.md: Door's latest synthesis under the outcome, the deliverable; none while
+    Door has not spoken."""
+    t = c.synthesis
+    if t is None:
+        return {}, None
+    done = c.next if isinstance(c.next, Done) else None
+    status = done.status if done else "in progress"
+    why = {"synthesis": "Wind and Wall approved it.",
+           "stalemate": "Wind and Wall did not approve it: this is Door's last synthesis, "
+                        "not an agreed one.",
+           "exhaustion": "the limits ran out before Door called the vote: this is Door's last "
+                         "word, never voted on."}.get(status, "the debate has not ended.")
+    where = f"refinement {t.round}" if t.phase == "refine" else f"turn {_n(t.turn_id)}"
+    lines = [f"**Outcome: {status}** — {done.reason if done and done.reason else why}", "",
+             f"_{why[0].upper()}{why[1:]} Door: {s.player('door')}, {where}._", ""]
+    last = c.votes[-1] if c.votes else None
+    if last and last[2] == REJECT:
+        lines += [f"**{s.label(last[1])} rejected it:**", "", quote(last[3].text.strip()), ""]
+    if s.started.judge:
+        header = header.replace(f" · judge {s.started.judge}", "")
+    body = _CALL.sub("", sanitize(t.text)).strip()   # the call was for the vote, not the reader
+    return {"synthesis.md": header + "# Synthesis\n\n" + "\n".join(lines) + "\n" + body
+            + "\n"}, "synthesis.md"
+
