@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sim, write_config
 from disputatio import ledger
+from support import run_cli, sim, write_config
 
 
 def one_path(out: str) -> Path:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import sim, write_config
 from disputatio import app, config, ledger
 from disputatio.context import RunContext
 from disputatio.events import HumanActed
 from disputatio.outcome import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from disputatio.protocols.base import Ask
+from support import sim, write_config
 
 
 class Scripted:

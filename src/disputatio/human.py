@@ -13,8 +13,8 @@ What the human types (``parse``), one line:
   1-3 (default 2)
 - ``s TEXT`` / ``steer TEXT``: steer everyone's next turn; ``s`` alone: the text follows on the
   next lines, ended by an empty line
-- ``k`` / ``skip``; ``p N`` / ``pick N``: pick option N (number or name); ``?``: the choices
-  again; ``q``: stop here (as Ctrl-D)
+- ``k`` / ``skip``; ``p N`` / ``pick N`` (or N alone): pick option N (number or name);
+  ``?``: the choices again; ``q``: stop here (as Ctrl-D)
 """
 
 from __future__ import annotations
@@ -78,6 +78,13 @@ def parse(line: str, ask: Ask) -> HumanActed | str:
     if head in ("q", "quit"):
         return LEAVE
     action = _WORDS.get(head)
+    if action is None and "pick" in ask.choices and "agree" not in ask.choices:
+        # where a pick is all there is to do, an option's number or name alone picks it
+        try:
+            return HumanActed(key=ask.key, round=ask.round, action="pick",
+                              choice=_one_of(" ".join(words), ask.options, "option"))
+        except Invalid:
+            pass
     if action is None:
         raise Invalid(f"{one_line(words[0], 20)!r} is not a choice; type one of: "
                       f"{choices_line(ask)}")
@@ -187,13 +194,17 @@ class TerminalHuman:
         return HumanActed(key=ask.key, round=ask.round, action="steer", text="\n".join(text))
 
     def _show(self, ask: Ask, out: TextIO) -> None:
+        """The title, what was said (numbered where the speaker may be agreed with), and whom
+        one may agree with when that list is not already in the numbers shown."""
         out.write(f"\n== {one_line(ask.title, 120)} ==\n")
-        said_by = dict(ask.latest)
+        numbers = {name: i for i, name in enumerate(ask.participants, 1)}
         width = self._width or _columns(out)
-        for i, name in enumerate(ask.participants, 1):
-            out.write(_gist(f"  {i} {name}: ", said_by.pop(name, None), width))
-        for name, text in said_by.items():   # someone who is not to be agreed with
-            out.write(_gist(f"    {name}: ", text, width))
+        for who, text in ask.latest:
+            n = numbers.get(who)
+            out.write(_gist(f"  {n} {who}: " if n else f"  {who}: ", text, width))
+        if "agree" in ask.choices and set(numbers) - {who for who, _ in ask.latest}:
+            out.write("  agree with: " + ", ".join(f"{i} {one_line(p, 40)}"
+                                                   for p, i in numbers.items()) + "\n")
         self._menu(ask, out)
 
     def _menu(self, ask: Ask, out: TextIO) -> None:
@@ -204,11 +215,9 @@ class TerminalHuman:
         out.flush()
 
 
-def _gist(prefix: str, text: str | None, width: int) -> str:
+def _gist(prefix: str, text: str, width: int) -> str:
     """One contribution in at most two terminal lines, its markdown headings left out."""
     prefix = sanitize(prefix)
-    if text is None:
-        return f"{prefix}(nothing this round)\n"
     body = "\n".join(ln for ln in sanitize(text).split("\n") if not ln.lstrip().startswith("#"))
     return prefix + one_line(body, max(40, 2 * width - len(prefix) - 1)) + "\n"
 
