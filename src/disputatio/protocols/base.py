@@ -177,6 +177,8 @@ class Presentation:
     interlude: Callable[[Turn], list[str]]
     where: Callable[[Turn], str]                          # a turn's place, in a sentence
     documents: Callable[[list[Turn], str], tuple[dict[str, str], str | None]]
+    # lines of ours after the last turn (what happened once no turn followed it)
+    coda: Callable[[], list[str]] = field(default=lambda: [])
 
 
 class Protocol(Interface):

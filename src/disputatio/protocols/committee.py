@@ -411,19 +411,22 @@ def presentation(s: State) -> Presentation:
                 + (", passes" if t.ok and is_pass(t.text) else "")
                 + (", dropped" if t.turn_id in drops else ""))
 
-    def interlude(t: Turn) -> list[str]:
-        """Before a round: who was dropped in the one before, and what the human did after
-        it; before a ruling: the rest, and the answers it was given."""
-        before = t.round if t.phase == PHASE else m.held + 1
+    def due(before: float) -> list[str]:
+        """What happened between rounds and is not shown yet: drops, then the human."""
         lines: list[str] = []
         for x in [x for x in unshown_drops if x.turn and x.turn.round < before]:
             unshown_drops.remove(x)
             lines += [f"## System, after round {x.turn.round if x.turn else 0}", "",
                       _drop_line(s, x), ""]
-        due = [h for h in unshown_human if h.round < before]
-        for h in due:
+        acts = [h for h in unshown_human if h.round < before]
+        for h in acts:
             unshown_human.remove(h)
-        lines += _human(due)
+        return lines + _human(acts)
+
+    def interlude(t: Turn) -> list[str]:
+        """Before a round, what happened after the one before; before a ruling, the rest and
+        the answers it was given."""
+        lines = due(t.round if t.phase == PHASE else m.held + 1)
         if t.phase == "respondeo" and t.round > 1:
             lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
         return lines
@@ -446,7 +449,8 @@ def presentation(s: State) -> Presentation:
         return files, primary or "minutes.md"
 
     return Presentation(verdict=s.latest_status(), title=title, order=order,
-                        interlude=interlude, where=where, documents=documents)
+                        interlude=interlude, where=where, documents=documents,
+                        coda=lambda: due(float("inf")))
 
 
 def _attempt(t: Turn) -> int:

@@ -34,6 +34,8 @@ class Look(Protocol):
     def where(self) -> Callable[[Any], str]: ...
     @property
     def documents(self) -> Callable[[list[Any], str], tuple[dict[str, str], str | None]]: ...
+    @property
+    def coda(self) -> Callable[[], list[str]]: ...
 
 
 @dataclass
@@ -76,7 +78,8 @@ def report_header(debate: _Debate, views, events, look: Look) -> str:
     """Two lines above the deliverable: what it answers and how much to trust it."""
     when = events[0].ts[:10] if events else ""
     st = debate.started
-    parts = [f"disputatio · {when}", f"{len(st.participants)} participants", f"judge {st.judge}"]
+    parts = [f"disputatio · {when}", f"{len(st.participants)} participants",
+             f"judge {st.judge}" if st.judge else "no judge"]
     repo = st.repo
     if repo:
         snap = (st.snapshot or "")[:10]
@@ -133,6 +136,7 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
             lines += [f"**Failed ({v.failure}):** {one_line(v.message or '', 500)}", ""]
         else:
             lines += ["**Did not finish** (the debate was interrupted during this turn).", ""]
+    lines += look.coda()
     wall = summary.fmt_duration(summary.wall_seconds(events))
     lines += ["## Totals", "",
               f"{len(st.participants)} participants · {t.turns} turns "

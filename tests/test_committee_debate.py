@@ -1,0 +1,141 @@
+"""Whole committee meetings through the command line (in this process) with simulated members:
+what the user is shown, and what debate.md, minutes.md and debate.json say of rounds, passes,
+drops and the reason the meeting ended."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from disputatio import app, config, ledger
+from disputatio.context import RunContext
+from disputatio.events import HumanActed
+from disputatio.outcome import EXIT_OK
+from disputatio.protocols import committee
+from support import invoke, one_path, sim
+
+
+def lineup(path: Path, members: list[dict], judge: dict | None = None, **top) -> Path:
+    data = {**top, "participants": members, **({"judge": judge} if judge else {})}
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def trio(**env) -> list[dict]:
+    return [sim("advocate", **env), sim("skeptic", **env), sim("pragmatist", **env)]
+
+
+def meet(home: Path, cfg: Path, *args: str):
+    return invoke("run", "--protocol", "committee", "--config", str(cfg), *args,
+                  "Tabs or spaces?", cwd=home)
+
+
+def test_a_meeting_without_a_judge_ends_all_passed_with_its_minutes(home, tmp_path):
+    ran = meet(home, lineup(tmp_path / "c.yaml", trio()), "-q")
+    assert ran.returncode == 0, ran.stderr
+    minutes = one_path(ran.stdout)
+    assert minutes.name == "minutes.md"
+    assert "the meeting ended all-passed: every member passed in round 3" in ran.stderr
+    folder = minutes.parent
+    data = json.loads((folder / "debate.json").read_text())
+    assert data["status"] == "all-passed" and data["judge"] is None
+    assert [t["turn_id"] for t in data["turns"]][:3] == [
+        "round-1/advocate", "round-1/skeptic", "round-1/pragmatist"]
+    md = (folder / "debate.md").read_text()
+    assert "## Round 1 — advocate" in md and "## Round 2, passes — advocate" in md
+    assert "## Round 2 — skeptic" in md and "## Round 3, passes — skeptic" in md
+    assert md.index("## Round 1 — pragmatist") < md.index("## Round 2, passes — advocate")
+    text = minutes.read_text()
+    assert "**The meeting ended all-passed:** every member passed in round 3." in text
+    skeptic = text.split("### skeptic", 1)[1].split("### pragmatist", 1)[0]
+    assert "Passed in round 3." in skeptic and "Last contribution (round 2):" in skeptic
+    assert "judge None" not in text
+    assert "## The meeting" in text and "### Round 3" in text
+
+
+def test_a_member_that_keeps_failing_is_dropped_visibly(home, tmp_path):
+    members = [sim("advocate"), sim("bob", DISPUTATIO_SIM_FAIL=1), sim("pragmatist")]
+    ran = meet(home, lineup(tmp_path / "c.yaml", members), "-q")
+    assert ran.returncode == 0, ran.stderr
+    folder = one_path(ran.stdout).parent
+    line = ("bob is dropped from the meeting after 3 failed attempts in round 1 (api_error: "
+            "simulated failure: the participant was told to fail).")
+    assert f"warning: {line}" in ran.stderr               # the progress view's system line
+    started = [e.data["turn_id"] for e in ledger.load(folder / "events.jsonl")
+               if e.type == "turn_started" and e.data["role"] == "bob"]
+    assert started == ["round-1/bob", "round-1/bob/attempt-2", "round-1/bob/attempt-3"]
+    md = (folder / "debate.md").read_text()
+    assert "## Round 1, attempt 3, dropped — bob" in md
+    assert f"## System, after round 1\n\n{line}" in md
+    assert md.index("## System, after round 1") < md.index("## Round 2, passes — advocate")
+    assert "bob failed (api_error) in round 1 (attempt 2)" in md          # degraded header
+    minutes = (folder / "minutes.md").read_text()
+    assert "dropped: bob in round 1" in minutes
+    assert line in minutes.split("### bob", 1)[1] and "Never spoke." in minutes
+    prompt = next((folder / "raw").glob("*round-2-advocate.prompt.md")).read_text()
+    assert f"- System: {line}" in prompt
+
+
+def test_rounds_on_the_command_line_caps_the_meeting(home, tmp_path):
+    cfg = lineup(tmp_path / "c.yaml", trio(DISPUTATIO_SIM_SPEAKS=9), rounds=5)
+    ran = meet(home, cfg, "-q", "--rounds", "2")
+    assert ran.returncode == 0, ran.stderr
+    data = json.loads((one_path(ran.stdout).parent / "debate.json").read_text())
+    assert data["status"] == "max-rounds" and data["rounds"] == 2
+    assert len(data["turns"]) == 6
+    # the lineup's top-level rounds (the disputatio protocol's) leaves the default cap
+    again = meet(home, lineup(tmp_path / "d.yaml", trio(), rounds=1), "-q")
+    assert json.loads((one_path(again.stdout).parent / "debate.json").read_text())[
+        "rounds"] == 8
+
+
+def test_settings_out_of_range_are_one_line_and_exit_2(home, tmp_path):
+    ran = meet(home, lineup(tmp_path / "c.yaml", trio()), "--rounds", "17")
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr.strip().splitlines() == [
+        "error: protocol.max_rounds: Input should be less than or equal to 16"]
+    cfg = lineup(tmp_path / "d.yaml", trio(), protocol={"attempts": 0})
+    ran = meet(home, cfg)
+    assert ran.returncode == 2 and "protocol.attempts" in ran.stderr
+    assert not (home / ".debate").exists() or not list((home / ".debate").glob("debate-*"))
+
+
+def test_the_demo_meets_and_the_judge_rules(home):
+    ran = invoke("--demo", "--protocol", "committee", "-q", "Tabs or spaces?", cwd=home)
+    assert ran.returncode == 0, ran.stderr
+    report = one_path(ran.stdout)
+    assert report.name == "final-report.md"
+    folder = report.parent
+    assert {"minutes.md", "respondeo.md", "debate.md"} <= {p.name for p in folder.iterdir()}
+    judge_prompt = next((folder / "raw").glob("*respondeo-1.prompt.md")).read_text()
+    assert "### Round 3" in judge_prompt and "- skeptic passed in round 3." in judge_prompt
+    data = json.loads((folder / "debate.json").read_text())
+    assert data["status"] == "resolved"
+    assert data["reason"] == "the meeting ended all-passed: every member passed in round 3"
+    assert invoke("verify", "--debate", str(folder), cwd=home).returncode == 0
+
+
+def test_continue_is_refused_for_a_meeting_without_a_judge(home, tmp_path):
+    folder = one_path(meet(home, lineup(tmp_path / "c.yaml", trio()), "-q").stdout).parent
+    ran = invoke("continue", "--debate", str(folder), "use tabs", cwd=home)
+    assert ran.returncode == 2 and "ran without a judge" in ran.stderr
+
+
+def test_the_human_closes_the_meeting(home, tmp_path):
+    asked = []
+
+    def human(ask):
+        asked.append(ask)
+        return HumanActed(key=ask.key, round=ask.round, action="pick", choice=committee.CLOSE)
+
+    cfg, _ = config.load(lineup(tmp_path / "c.yaml", trio(DISPUTATIO_SIM_SPEAKS=9)))
+    out = app.run("Tabs or spaces?", cfg, app.RunOptions(quiet=True, human=True), base=home,
+                  protocol="committee", context=RunContext(human=human))
+    assert out.code == EXIT_OK and out.status == committee.CANCELLED
+    assert [a.key for a in asked] == ["round-1"]
+    md = (out.path.parent / "debate.md").read_text()
+    assert "## The human, after round 1\n\nCloses the meeting." in md
+    assert "the human closed the meeting after round 1" in (
+        out.path.parent / "minutes.md").read_text()
