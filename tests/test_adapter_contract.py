@@ -129,7 +129,8 @@ def test_vendor_warnings_group_agent_clis_only():
     assert config.lineup_warnings(lineup("command", "command", "simulated", "simulated",
                                          judge="command")) == []
     assert config.lineup_warnings(lineup("claude", "codex", judge="claude")) == [
-        "the judge shares a vendor (Anthropic) with p0"]
+        "the judge shares a vendor (Anthropic) with p0 and the lineup has no judge without such "
+        "a conflict, so it rules on their arguments anyway (recusal: vendor)"]
 
 
 def test_a_simple_adapter_is_a_handful_of_assignments(tmp_path):

@@ -133,7 +133,7 @@ def test_failed_participant_reaches_others_as_no_contribution(home):
     assert r.returncode == 0, r.stderr
     raw = one_path(r.stdout).parent / "raw"
     prompt = next(raw.glob("*-reaction-1-a.prompt.md")).read_text()
-    assert "### Proposal — c\n\n(no contribution this turn)" in prompt
+    assert "### Proposal — Participant C\n\n(no contribution this turn)" in prompt
     assert "simulated failure" not in prompt
 
 

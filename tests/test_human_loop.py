@@ -43,7 +43,7 @@ def cfg(tmp_path, rounds: int = 1):
 
 
 def debate_of(home):
-    return next((home / ".debate").iterdir())
+    return next(p for p in (home / ".debate").iterdir() if p.is_dir())
 
 
 def prompts(debate, turn: str) -> str:
@@ -76,7 +76,7 @@ def test_what_the_human_said_reaches_the_agents(home, tmp_path):
             context=RunContext(human=human))
     debate = debate_of(home)
     reaction = prompts(debate, "reaction-1-ada")
-    assert "the human agrees with bob (strength 3 of 3)" in reaction
+    assert "the human agrees with Participant B (strength 3 of 3)" in reaction
     assert "Mind the migration" not in reaction        # said after that round
     judge = prompts(debate, "respondeo-1")
     assert "> Mind the migration" in judge

@@ -6,6 +6,7 @@ be hosted by any face, from any thread; the debate folder's files are in ``folde
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ from disputatio.outcome import (
     Outcome,
     UsageError,
 )
+from disputatio.protocols import labels
 from disputatio.protocols.base import Ask, Done, Refused
 from disputatio.render import summary
 
@@ -96,6 +98,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
                    "synthesizer": _public(synth) if synth else None},
             lineup_file=LINEUP_FILE, lineup_sha256=lineup_sha,
             human=True if options.human else None,
+            labels=labels.assign(list(lineup)), seed=secrets.randbits(32),
+            recusal=config.recusal_record(cfg),
             **fence.record(),
         ))
         return folder.signed(_drive(debate_dir, led, options.quiet, snapshot, ctx), led, key)

@@ -162,6 +162,9 @@ class DebateConfig(BaseModel):
     # the settings of the protocol the debate follows, checked by that protocol's own model
     # when the debate starts (the top-level rounds above stays a default for them)
     protocol: dict[str, Any] = Field(default_factory=dict)
+    # a judge sharing a vendor (or its model) with a debater does not rule when another judge
+    # of the lineup has no such conflict: vendor, model or off
+    recusal: Literal["vendor", "model", "off"] = "vendor"
     participants: list[Participant]
     judge: Participant | None = None   # none: the debate ends after the reactions
     synthesizer: Participant | None = None
@@ -350,6 +353,42 @@ def _line_for(lines: dict[tuple, int], loc: tuple) -> int:
     return yamlfile.line_for(lines, loc[:-1] if loc and loc[-1] == "[key]" else loc)
 
 
+def judges(cfg: DebateConfig) -> dict[str, Participant]:
+    """The judge seats of the lineup, by the name they rule under."""
+    return {cfg.judge.name or "judge": cfg.judge} if cfg.judge is not None else {}
+
+
+def conflicts(cfg: DebateConfig) -> dict[str, list[str]]:
+    """For each judge, the debaters whose arguments it should not rule on under ``recusal``:
+    the same vendor, or (``model``) the same CLI and model. Only agent CLIs have a vendor."""
+    if cfg.recusal == "off":
+        return {}
+    out: dict[str, list[str]] = {}
+    for name, j in judges(cfg).items():
+        if j.kind != adapters.AGENT:
+            continue
+        same = [p.display for p in cfg.participants if p.kind == adapters.AGENT and (
+            p.vendor == j.vendor if cfg.recusal == "vendor"
+            else (p.adapter, p.model) == (j.adapter, j.model))]
+        if same:
+            out[name] = same
+    return out
+
+
+def recusal_record(cfg: DebateConfig) -> dict[str, Any]:
+    """What ``debate_started.recusal`` records: the mode, the conflicts, who is recused."""
+    found = conflicts(cfg)
+    return {"mode": cfg.recusal, "conflicts": found, "recused": recused(found, list(judges(cfg)))}
+
+
+def recused(found: dict[str, list[str]], seats: list[str]) -> list[str]:
+    """The judges that do not rule: those with a conflict, as long as at least one judge
+    without any remains. With no such judge the lineup has no other choice, and every judge
+    rules (the lineup warning says so)."""
+    conflicted = [j for j in seats if found.get(j)]
+    return [] if len(conflicted) == len(seats) else conflicted
+
+
 def lineup_warnings(cfg: DebateConfig) -> list[str]:
     """Lineups that weaken a debate: shared vendors agree too easily, a judge who debated
     grades its own work. Warnings, not errors: the user may have reasons."""
@@ -372,7 +411,25 @@ def lineup_warnings(cfg: DebateConfig) -> list[str]:
     if same:
         out.append(f"the judge is the same CLI and model as debater {same[0]}; "
                    "it will rule on its own arguments")
-    elif judge.kind == adapters.AGENT and judge.vendor in by_vendor:
+    elif judge.kind == adapters.AGENT and judge.vendor in by_vendor and cfg.recusal != "vendor":
         out.append(f"the judge shares a vendor ({judge.vendor}) with "
                    f"{', '.join(by_vendor[judge.vendor])}")
+    out += _recusal_warnings(cfg, said=bool(same))
+    return out
+
+
+def _recusal_warnings(cfg: DebateConfig, said: bool) -> list[str]:
+    """What recusal will do with this lineup, said before anything runs (``said``: a judge
+    identical to a debater was already warned of)."""
+    record = recusal_record(cfg)
+    found, recused = record["conflicts"], record["recused"]
+    seats = judges(cfg)
+    what = {"vendor": lambda j: f"a vendor ({seats[j].vendor})", "model": lambda j: "its model"}
+    out = [f"judge {j} is recused: it shares {what[cfg.recusal](j)} with "
+           f"{', '.join(found[j])} (recusal: {cfg.recusal}); the other judges rule"
+           for j in recused]
+    if found and not recused and not said:
+        out += [f"the judge shares {what[cfg.recusal](j)} with {', '.join(ds)} and the lineup "
+                f"has no judge without such a conflict, so it rules on their arguments anyway "
+                f"(recusal: {cfg.recusal})" for j, ds in found.items()]
     return out

@@ -81,7 +81,8 @@ class Fenced(EventData):
 class DebateStarted(Fenced):
     TYPE = "debate_started"
     WHEN = "a new debate, first event"
-    OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human"}
+    OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human", "labels", "seed",
+                                                    "recusal"}
 
     quaestio: str = Field(description="the question, as the user gave it")
     protocol: str = Field("disputatio", description="the protocol's name (protocols.KNOWN)")
@@ -108,6 +109,13 @@ class DebateStarted(Fenced):
                                             "beyond rounds (only when it has some)")
     human: bool | None = Field(None, description="a human in the loop (--human): the protocol "
                                "asks them between rounds (only when true)")
+    labels: dict[str, str] | None = Field(None, description="each debater's neutral label "
+                                          "in prompts (Participant A, ...); None: a ledger "
+                                          "from before labels (lineup order)")
+    seed: int | None = Field(None, description="seeds the order each judge reads answers in")
+    recusal: dict[str, Any] | None = Field(None, description="judges and bias: mode (vendor, "
+                                           "model, off), conflicts {judge: [debaters]}, "
+                                           "recused [judges who do not rule]")
 
 
 class TurnFields(EventData):

@@ -24,8 +24,8 @@ LABEL = "_(simulated participant — no model was called)_"
 
 
 def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
-    phase_match = re.search(r"\(phase: (\w+)", prompt)
-    phase = phase_match.group(1) if phase_match else "proposal"
+    phases = re.findall(r"\(phase: (\w+)", prompt)   # said at the end, under "Your turn"
+    phase = phases[-1] if phases else "proposal"
     question = _section(prompt, "The question") or "the question"
     digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
     if phase == "respondeo":

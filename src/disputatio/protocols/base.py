@@ -4,7 +4,7 @@ interface through which ``app`` runs any of them without knowing its phases, rol
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 from typing import Protocol as Interface
@@ -252,13 +252,15 @@ def foreign(text: str, limit: int) -> str:
     return quote(cut(text.strip(), limit, NOT_SHOWN))
 
 
-def human_notes(actions: Iterable[HumanActed]) -> str:
+def human_notes(actions: Iterable[HumanActed], labels: Mapping[str, str] | None = None) -> str:
     """What agents (and the judge) are told of the human's actions: lines of ours, the steer
-    quoted like any foreign text; empty when the human only skipped."""
+    quoted like any foreign text; empty when the human only skipped. A debater is named by its
+    label (``labels``: name -> "Participant A"), as everywhere agents read."""
     lines = []
     for h in actions:
         if h.action == "agree" and h.participant:
-            lines.append(f"- After round {h.round}, the human agrees with {h.participant} "
+            who = (labels or {}).get(h.participant, h.participant)
+            lines.append(f"- After round {h.round}, the human agrees with {who} "
                          f"(strength {h.strength or 1} of 3).")
         elif h.action == "steer" and h.text.strip():
             lines.append(f"- After round {h.round}, the human steers the debate:\n\n"

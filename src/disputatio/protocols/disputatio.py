@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputatio.events import AnswersGiven, DebateStarted, EventData, FinalizeRequested
+from disputatio.protocols import labels
 from disputatio.protocols.base import (
     ANSWERS_BUDGET,
     QUAESTIO_BUDGET,
@@ -109,11 +110,12 @@ def redactio_id(k: int, f: int) -> str:
 
 
 def next_step(s: State) -> Step | Ask | Done:
+    names = labels.of(s.started)
     missing = [p for p in s.participants if proposal_id(p) not in s.turns]
     if missing:
         return Step("proposals", tuple(
             TurnSpec(proposal_id(p), p, "participant", "proposal", 0, "proposal",
-                     {"quaestio": _quaestio(s), "name": p}) for p in missing))
+                     {"quaestio": _quaestio(s), "label": names[p]}) for p in missing))
     ok = [p for p in s.participants if s.turns[proposal_id(p)].ok]
     if len(ok) < 2:
         return Done("aborted", f"only {len(ok)} of {len(s.participants)} proposals succeeded; "
@@ -128,7 +130,7 @@ def next_step(s: State) -> Step | Ask | Done:
             transcript = render_transcript(s, upto_round=rnd - 1)
             return Step(f"reactions {rnd}/{s.rounds}", tuple(
                 TurnSpec(reaction_id(rnd, p), p, "participant", "reaction", rnd, "reaction",
-                         {"quaestio": _quaestio(s), "name": p, "round": str(rnd),
+                         {"quaestio": _quaestio(s), "label": names[p], "round": str(rnd),
                           "rounds": str(s.rounds), "transcript": transcript})
                 for p in missing))
     if s.judge is None:
@@ -151,7 +153,8 @@ def next_step(s: State) -> Step | Ask | Done:
     if did not in s.turns:
         return Step("redactio", (TurnSpec(
             did, s.synthesizer or s.judge, "synthesizer", "redactio", k, "redactio",
-            {"quaestio": _quaestio(s), "transcript": render_transcript(s, upto_round=s.rounds),
+            {"quaestio": _quaestio(s), "transcript": render_transcript(
+                s, upto_round=s.rounds, reader=s.synthesizer or s.judge),
              "ruling": foreign(ruling.text, RULING_BUDGET)}),))
     draft = s.turns[did]
     if not draft.ok:
@@ -175,7 +178,7 @@ def _ask_human(s: State, rnd: int) -> Ask | None:
 
 def _respondeo_turn(s: State, judge: str, k: int) -> TurnSpec:
     variables = {"quaestio": _quaestio(s),
-                 "transcript": render_transcript(s, upto_round=s.rounds)}
+                 "transcript": render_transcript(s, upto_round=s.rounds, reader=judge)}
     template = "respondeo"
     if k > 1:
         template = "continuation"
@@ -191,19 +194,34 @@ def _quaestio(s: State) -> str:
     return foreign(s.quaestio, QUAESTIO_BUDGET)
 
 
-def render_transcript(s: State, upto_round: int) -> str:
-    """The debate so far as agents see it: each contribution quoted under a heading of ours, in
-    order, the whole within ``TRANSCRIPT_BUDGET`` characters (long answers are cut evenly)."""
-    entries = [(f"Proposal — {p}", s.turns.get(proposal_id(p))) for p in s.participants]
-    for rnd in range(1, upto_round + 1):
-        entries += [(f"Reaction, round {rnd} — {p}", s.turns.get(reaction_id(rnd, p)))
-                    for p in s.participants]
+def render_transcript(s: State, upto_round: int, reader: str | None = None) -> str:
+    """The debate so far as agents see it: each contribution quoted under a heading of ours,
+    debaters by their labels only, the whole within ``TRANSCRIPT_BUDGET`` characters (long
+    answers are cut evenly).
+
+    Chronological and append-only, so the transcript of one round starts with the transcript
+    of the round before, byte for byte, and a provider's prefix cache serves it again: round by
+    round, the human's actions right after the round they followed. Debaters read each round in
+    label order; a ``reader`` that judges reads it in the order shuffled for it."""
+    names = labels.of(s.started)
+    seed = s.started.seed or 0
+    blocks: list[tuple[list[tuple[str, Turn | None]], str]] = []
+    for rnd in range(upto_round + 1):
+        ids = [(p, proposal_id(p) if rnd == 0 else reaction_id(rnd, p)) for p in s.participants]
+        if reader is not None:
+            ids = labels.shuffled(ids, seed, reader, f"round-{rnd}")
+        title = "Proposal" if rnd == 0 else f"Reaction, round {rnd}"
+        notes = human_notes((h for h in s.human if h.round == rnd), names)
+        blocks.append(([(f"{title} — {names[p]}", s.turns.get(t)) for p, t in ids], notes))
+    entries = [e for block, _ in blocks for e in block]
     lengths = [len(t.text.strip()) if answered(t) else 0 for _, t in entries]
-    caps = fair_caps(lengths, TRANSCRIPT_BUDGET)
-    text = "\n\n".join(f"### {title}\n\n{contribution(t, cap)}"
-                        for (title, t), cap in zip(entries, caps, strict=True))
-    notes = human_notes(h for h in s.human if h.round <= upto_round)
-    return text + (f"\n\n### The human in the loop\n\n{notes}" if notes else "")
+    caps = iter(fair_caps(lengths, TRANSCRIPT_BUDGET))
+    parts = []
+    for block, notes in blocks:
+        parts += [f"### {title}\n\n{contribution(t, next(caps))}" for title, t in block]
+        if notes:
+            parts.append(f"### The human in the loop\n\n{notes}")
+    return "\n\n".join(parts)
 
 
 # --- the protocol's policy, as app asks for it ------------------------------------------------

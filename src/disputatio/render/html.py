@@ -59,6 +59,7 @@ pre { background: var(--code); padding: .75rem; border-radius: .3rem; overflow-x
 code { background: var(--code); padding: 0 .2rem; border-radius: .2rem;
   font: .9em ui-monospace, "SFMono-Regular", Menlo, monospace; }
 pre code { padding: 0; }
+.unbroken { overflow-wrap: normal; word-break: break-all; }
 blockquote { margin: .5rem 0; padding-left: 1rem; border-left: 3px solid var(--line);
   color: var(--muted); }
 footer { margin-top: 2rem; color: var(--muted); font-size: .9rem; }

@@ -104,7 +104,7 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
         lines += [f"> **Unverified.** {unbacked[0].upper()}{unbacked[1:]}.", ""]
     lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
               f"- **Started:** {events[0].ts if events else '?'}",
-              f"- **Participants:** {', '.join(st.participants)}",
+              f"- **Participants:** {_named(st)}",
               (f"- **Judge:** {st.judge}" + (f" · **Synthesizer:** {st.synthesizer}"
                                              if st.synthesizer != st.judge else ""))
               if st.judge else "- **Judge:** none (the debate ran without a judge)",
@@ -157,7 +157,8 @@ def debate_json(debate: _Debate, views, status: str, reason: str, events,
         "verdict": look.verdict,
         "quaestio": sanitize(started.quaestio),
         "rounds": started.rounds,
-        "participants": [{"name": n, **started.lineup.get(n, {})}
+        "participants": [{"name": n, **started.lineup.get(n, {}),
+                          **({"label": started.labels[n]} if n in (started.labels or {}) else {})}
                          for n in started.participants],
         "judge": started.judge,
         "synthesizer": started.synthesizer,
@@ -187,6 +188,12 @@ def debate_json(debate: _Debate, views, status: str, reason: str, events,
         "ledger": {"events": len(events),
                    "head": getattr(events[-1], "hash", None) if events else None},
     }
+
+
+def _named(st: DebateStarted) -> str:
+    """The debaters, each with the label agents knew it by (when the ledger records labels)."""
+    known = st.labels or {}
+    return ", ".join(f"{n} ({known[n]})" if n in known else n for n in st.participants)
 
 
 def _session(session_id: str) -> str:

@@ -16,7 +16,11 @@ from __future__ import annotations
 import html
 import re
 
-from disputatio.text import sanitize
+from disputatio.text import cut, sanitize
+
+# the most of one text a page shows: the ledger's own limit for an answer (engine.ANSWER_LIMIT);
+# a longer one (a ledger edited by hand) is cut, marked, rather than left to stall the browser
+SHOWN = 100_000
 
 # bidi embeddings, overrides and isolates reorder what is shown ("Trojan source"): shown as
 # their code points instead
@@ -36,12 +40,18 @@ _UNDER = re.compile(r"(?<![\w_])_([^_\s][^_\n]*)_(?![\w_])")   # snake_case stay
 _LINK = re.compile(r"\[([^\[\]\n]{1,2000})\]\((https?://[^\s()\[\]`]{1,2000})\)")
 
 _MAX_DEPTH = 6   # block quotes nested deeper are shown as text
+# a run this long without a space is wrapped anywhere by the plain word-break rule: a browser's
+# "break where it fits" rule lays out a megabyte-long word in minutes, this one in a second
+_UNBROKEN = re.compile(r"\S{400}")
 
 
-def to_html(text: str, heading_offset: int = 2) -> str:
+def to_html(text: str, heading_offset: int = 2, limit: int | None = SHOWN) -> str:
     """``text`` as HTML; its headings start ``heading_offset`` levels down, so an answer's
-    ``#`` never outranks the page's own."""
-    safe = html.escape(_BIDI.sub(_codepoint, sanitize(text)), quote=True)
+    ``#`` never outranks the page's own; at most ``limit`` characters of it."""
+    text = sanitize(text)
+    if limit is not None:
+        text = cut(text, limit, "in the ledger, events.jsonl")
+    safe = html.escape(_BIDI.sub(_codepoint, text), quote=True)
     return _blocks(safe.split("\n"), heading_offset, 0)
 
 
@@ -56,7 +66,7 @@ def _blocks(lines: list[str], offset: int, depth: int) -> str:
 
     def flush() -> None:
         if para:
-            out.append("<p>" + "<br>\n".join(inline(p) for p in para) + "</p>")
+            out.append(_tag("p", para) + "<br>\n".join(inline(p) for p in para) + "</p>")
             para.clear()
 
     while i < len(lines):
@@ -82,7 +92,7 @@ def _blocks(lines: list[str], offset: int, depth: int) -> str:
         if heading:
             flush()
             level = min(6, len(heading.group(1)) + offset)
-            out.append(f"<h{level}>{inline(heading.group(2))}</h{level}>")
+            out.append(_tag(f"h{level}", [line]) + f"{inline(heading.group(2))}</h{level}>")
             i += 1
             continue
         if _RULE.match(line):
@@ -123,9 +133,14 @@ def _list(lines: list[str], i: int, out: list[str]) -> int:
         else:
             break
         i += 1
-    out.append(f"<{tag}>" + "".join("<li>" + "<br>\n".join(inline(x) for x in item) + "</li>"
-                                    for item in items) + f"</{tag}>")
+    out.append(f"<{tag}>" + "".join(_tag("li", item) + "<br>\n".join(inline(x) for x in item)
+                                    + "</li>" for item in items) + f"</{tag}>")
     return i
+
+
+def _tag(name: str, lines: list[str]) -> str:
+    long = any(_UNBROKEN.search(x) for x in lines)
+    return f'<{name} class="unbroken">' if long else f"<{name}>"
 
 
 def inline(escaped: str) -> str:
