@@ -1,0 +1,1 @@
+"""Tests in headless Chromium (see conftest.py)."""
