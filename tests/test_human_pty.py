@@ -236,6 +236,27 @@ def test_the_progress_table_gives_way_to_the_question(home, terminal):
     assert code == 0, t.screen
 
 
+def test_the_human_picks_who_speaks_next(home, terminal):
+    """Wind/Wall/Door in the mediated order with no mediator: each turn's speaker is the
+    human's pick, typed as a number, a name or ``p N``."""
+    cfg = write_config(home / "d.yaml", [sim("ada"), sim("bob"), sim("cy")],
+                       protocol={"order": "mediated", "max_turns": 3, "max_rounds": 1})
+    t = terminal("run", "Ship it?", "--config", str(cfg), "--protocol", "wind-wall-door",
+                 "--human", "-q")
+    for answer, picked in (("2", "Wall"), ("wind", "Wind"), ("p 3", "Door")):
+        assert "options: 1 Wind, 2 Wall, 3 Door" in t.expect(PROMPT)
+        t.type(answer)
+        t.expect(f"recorded: pick {picked}")
+    code, _ = t.finish()
+    assert code == 0, t.screen
+    debate = the_debate(home)
+    assert [(h["action"], h["choice"]) for h in human_events(debate)] == [
+        ("pick", "Wall"), ("pick", "Wind"), ("pick", "Door")]
+    spoke = [e.data["role"] for e in ledger.load(debate / "events.jsonl")
+             if e.type == "turn_started"]
+    assert spoke[:3] == ["bob", "ada", "cy"]
+
+
 def test_without_a_terminal_human_is_a_usage_error(home):
     r = run_cli("run", "Ship it?", "--config", lineup(home), "--human", cwd=home)
     assert r.returncode == 2
