@@ -1,4 +1,6 @@
-"""The product as a user types it: separate processes, real simulated participants."""
+"""The product as a user types it, with real simulated participants: the command line's own
+``main`` in this process, and a separate process where the process is what is tested (the
+entry point's usage errors, signals, kill -9)."""
 
 from __future__ import annotations
 
@@ -13,15 +15,10 @@ from pathlib import Path
 import pytest
 
 from disputatio import ledger
-from support import run_cli, sim, write_config
+from support import invoke, one_path, run_cli, sim, write_config
 
 
-def one_path(out: str) -> Path:
-    lines = out.splitlines()
-    assert len(lines) == 1, f"stdout must be exactly one line, got {lines!r}"
-    return Path(lines[0])
-
-
+@pytest.mark.process
 def test_demo_produces_every_artifact(home):
     r = run_cli("--demo", "Should we rewrite the backend in Rust?", cwd=home)
     assert r.returncode == 0, r.stderr
@@ -33,7 +30,7 @@ def test_demo_produces_every_artifact(home):
     for name in ("debate.md", "respondeo.md", "debate.json", "events.jsonl"):
         assert (folder / name).is_file(), name
     assert "simulated participant — no model was called" in report.read_text()
-    assert (folder / "respondeo.md").read_text().startswith("STATUS: RESOLVED")
+    assert (folder / "respondeo.md").read_text().startswith("# Respondeo\n\n**Verdict: RESOLVED**")
     data = json.loads((folder / "debate.json").read_text())
     assert data["status"] == "resolved" and data["verdict"] == "RESOLVED"
     assert [p["name"] for p in data["participants"]] == ["advocate", "skeptic", "pragmatist"]
@@ -48,7 +45,7 @@ def test_demo_produces_every_artifact(home):
 
 
 def test_help_lists_every_command_and_each_command_its_flags(home):
-    r = run_cli("--help", cwd=home)
+    r = invoke("--help", cwd=home)
     assert r.returncode == 0
     for word in ("run", "continue", "finalize", "resume", "verify", "doctor", "init",
                  "protocols", "--version", "--continue", "--finalize", "--resume", "--verify",
@@ -62,7 +59,7 @@ def test_help_lists_every_command_and_each_command_its_flags(home):
             ("verify", ("--debate", "--allowed-signers")),
             ("doctor", ("--config", "--demo", "--timeout", "--fence")),
             ("init", ("--force", "--timeout"))):
-        r = run_cli(command, "--help", cwd=home)
+        r = invoke(command, "--help", cwd=home)
         assert r.returncode == 0, command
         for flag in flags:
             assert flag in r.stdout, (command, flag)
@@ -71,7 +68,7 @@ def test_help_lists_every_command_and_each_command_its_flags(home):
 def test_version(home):
     from disputatio import __version__
 
-    r = run_cli("--version", cwd=home)
+    r = invoke("--version", cwd=home)
     assert r.returncode == 0 and r.stdout.strip() == f"disputatio {__version__}"
 
 
@@ -79,7 +76,7 @@ def test_config_error_is_one_line_exit_2(home):
     cfg = home / "bad.yaml"
     cfg.write_text("rounds: 1\nparticipants:\n  - adapter: simulated\n    nmae: x\n"
                    "  - adapter: simulated\njudge: {adapter: simulated}\n")
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 2
     assert r.stdout == ""
     assert r.stderr.strip() == (f"error: {cfg}:4: unknown key 'participants.0.nmae' "
@@ -88,9 +85,9 @@ def test_config_error_is_one_line_exit_2(home):
 
 
 def test_missing_config_and_missing_quaestio_exit_2(home):
-    r = run_cli("q", "--config", "nope.yaml", cwd=home)
+    r = invoke("q", "--config", "nope.yaml", cwd=home)
     assert r.returncode == 2 and "nope.yaml: config file not found" in r.stderr
-    r = run_cli(cwd=home)
+    r = invoke(cwd=home)
     assert r.returncode == 2 and "no quaestio" in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -98,7 +95,7 @@ def test_missing_config_and_missing_quaestio_exit_2(home):
 def test_file_quaestio(home):
     (home / "task.md").write_text("Is the cache safe?\nDetails follow.")
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], rounds=0)
-    r = run_cli("--file", "task.md", "--config", str(cfg), cwd=home)
+    r = invoke("--file", "task.md", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     events = ledger.load(one_path(r.stdout).parent / "events.jsonl")
     assert events[0].data["quaestio"].startswith("Is the cache safe?")
@@ -107,7 +104,7 @@ def test_file_quaestio(home):
 
 def test_flags_override_config(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], rounds=3, timeout_minutes=5)
-    r = run_cli("q", "--config", str(cfg), "--rounds", "0", "--timeout", "0.5", cwd=home)
+    r = invoke("q", "--config", str(cfg), "--rounds", "0", "--timeout", "0.5", cwd=home)
     assert r.returncode == 0, r.stderr
     started = ledger.load(one_path(r.stdout).parent / "events.jsonl")[0].data
     assert started["rounds"] == 0 and started["timeout_s"] == 30
@@ -116,7 +113,7 @@ def test_flags_override_config(home):
 def test_abort_with_fewer_than_two_proposals(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_FAIL=1),
                                          sim("c", DISPUTATIO_SIM_FAIL=1)])
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 1
     path = one_path(r.stdout)
     assert path.name == "debate.md"
@@ -129,7 +126,7 @@ def test_abort_with_fewer_than_two_proposals(home):
 
 def test_failed_participant_reaches_others_as_no_contribution(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b"), sim("c", DISPUTATIO_SIM_FAIL=1)])
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     raw = one_path(r.stdout).parent / "raw"
     prompt = next(raw.glob("*-reaction-1-a.prompt.md")).read_text()
@@ -141,29 +138,30 @@ def test_needs_input_continue_resolved_finalize(home):
     judge = {"adapter": "simulated", "name": "judge", "model": "judge",
              "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=1)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     respondeo = one_path(r.stdout)
     assert respondeo.name == "respondeo.md"
-    assert respondeo.read_text().startswith("STATUS: NEEDS_INPUT")
+    assert "**Verdict: NEEDS_INPUT**" in respondeo.read_text()
+    assert "1. What matters more here" in respondeo.read_text()
     folder = respondeo.parent
     assert not (folder / "final-report.md").exists()
 
-    r = run_cli("--finalize", cwd=home)
+    r = invoke("--finalize", cwd=home)
     assert r.returncode == 2 and "cannot finalize" in r.stderr
 
-    r = run_cli("--continue", "Speed matters; no deadline.", cwd=home)
+    r = invoke("--continue", "Speed matters; no deadline.", cwd=home)
     assert r.returncode == 0, r.stderr
     assert one_path(r.stdout) == folder / "final-report.md"
     second = (folder / "respondeo-2.md").read_text()
-    assert second.startswith("STATUS: RESOLVED") and "Speed matters" in second
+    assert second.startswith("# Respondeo 2\n\n**Verdict: RESOLVED**") and "Speed matters" in second
     assert "Speed matters" in (folder / "debate.md").read_text()
 
-    r = run_cli("--continue", "more", cwd=home)
+    r = invoke("--continue", "more", cwd=home)
     assert r.returncode == 2 and "already resolved" in r.stderr
 
     before = len(ledger.load(folder / "events.jsonl"))
-    r = run_cli("--finalize", "--debate", str(folder), cwd=home)
+    r = invoke("--finalize", "--debate", str(folder), cwd=home)
     assert r.returncode == 0, r.stderr
     events = ledger.load(folder / "events.jsonl")[before:]
     assert [e.data["turn_id"] for e in events if e.type == "turn_completed"] == ["redactio-2.1"]
@@ -173,24 +171,33 @@ def test_unclear_status_is_not_resolved(home):
     judge = {"adapter": "simulated", "name": "judge", "model": "judge",
              "env": {"DISPUTATIO_SIM_STATUS": "garbled"}}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0
     assert one_path(r.stdout).name == "respondeo.md"
-    data = json.loads((one_path(r.stdout).parent / "debate.json").read_text())
+    folder = one_path(r.stdout).parent
+    data = json.loads((folder / "debate.json").read_text())
     assert data["status"] == "unclear" and data["verdict"] == "UNCLEAR"
+    # its answer began "STATUS: RESOLVED": a sentence is never the verdict. Asked again once,
+    # with the reason, under a new turn id; then unclear
+    assert [t["turn_id"] for t in data["turns"] if t["phase"] == "respondeo"] == \
+        ["respondeo-1", "respondeo-1/retry"]
+    again = next((folder / "raw").glob("*-respondeo-1-retry.prompt.md")).read_text()
+    assert "## Your previous answer could not be read" in again
+    assert "no fenced ```json block was found" in again
+    assert data["judgment"]["error"] and data["findings"] == []
 
 
 def test_verify_ok_and_detects_a_one_byte_change(home):
-    r = run_cli("--demo", cwd=home)
+    r = invoke("--demo", cwd=home)
     folder = one_path(r.stdout).parent
-    r = run_cli("--verify", cwd=home)
+    r = invoke("--verify", cwd=home)
     assert r.returncode == 0 and r.stderr.strip().startswith("ok ") and r.stdout == ""
     path = folder / "events.jsonl"
     data = bytearray(path.read_bytes())
     pos = data.index(b"skeptic", len(data) // 2)
     data[pos] = ord("S")
     path.write_bytes(bytes(data))
-    r = run_cli("--verify", "--debate", str(folder), cwd=home)
+    r = invoke("--verify", "--debate", str(folder), cwd=home)
     assert r.returncode == 1
     assert "seq " in r.stderr and "does not match" in r.stderr
 
@@ -221,6 +228,7 @@ def _completed(events, phase: str) -> set[str]:
             and e.data["phase"] == phase}
 
 
+@pytest.mark.process
 def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b"),
                                          sim("slow", DISPUTATIO_SIM_LATENCY=2)], rounds=1)
@@ -244,6 +252,7 @@ def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
     assert ledger.verify(folder / "events.jsonl")[0]
 
 
+@pytest.mark.process
 def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_HANG=1)], rounds=0)
     proc = _start(home, "q", "--config", str(cfg))
@@ -271,7 +280,7 @@ def test_secrets_reach_the_agent_but_never_the_disk(home):
                    "env": {"MY_API_TOKEN": secret, "DATABASE_URL": url},
                    "extra_args": ["--api-key", secret, "--token=" + secret]}
     cfg = write_config(home / "d.yaml", [participant, sim("b")], rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = one_path(r.stdout).parent
     echoed = next((folder / "raw").glob("*-proposal-env-echo.stdout")).read_text()
@@ -286,7 +295,7 @@ def test_secrets_reach_the_agent_but_never_the_disk(home):
 
 def test_a_participant_named_like_the_judge_is_refused(home):
     cfg = write_config(home / "d.yaml", [sim("judge"), sim("b")])
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 2 and "the judge's name 'judge' is also a participant's" in r.stderr
 
 
@@ -294,10 +303,10 @@ def test_resume_retries_the_judge_after_a_transient_failure(home):
     judge = {"adapter": "simulated", "name": "judge", "model": "judge",
              "env": {"DISPUTATIO_SIM_FAIL_ONCE": str(home / "judge-failed-once")}}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 1 and "the judge gave no ruling" in r.stderr
     folder = one_path(r.stdout).parent
-    r = run_cli("--resume", cwd=home)
+    r = invoke("--resume", cwd=home)
     assert r.returncode == 0, r.stderr
     assert one_path(r.stdout) == folder / "final-report.md"
     starts = [e.data["turn_id"] for e in ledger.load(folder / "events.jsonl")
@@ -306,10 +315,10 @@ def test_resume_retries_the_judge_after_a_transient_failure(home):
 
 
 def test_resume_of_a_finished_debate_changes_nothing(home):
-    r = run_cli("--demo", cwd=home)
+    r = invoke("--demo", cwd=home)
     folder = one_path(r.stdout).parent
     before = (folder / "events.jsonl").read_bytes()
-    r = run_cli("--resume", cwd=home)
+    r = invoke("--resume", cwd=home)
     assert r.returncode == 0 and "nothing to resume" in r.stderr
     assert one_path(r.stdout) == folder / "final-report.md"
     assert (folder / "events.jsonl").read_bytes() == before
@@ -319,15 +328,16 @@ def test_continue_refuses_a_tampered_ledger(home):
     judge = {"adapter": "simulated", "name": "judge", "model": "judge",
              "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    folder = one_path(run_cli("q", "--config", str(cfg), cwd=home).stdout).parent
+    folder = one_path(invoke("q", "--config", str(cfg), cwd=home).stdout).parent
     path = folder / "events.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"rounds":0', b'"rounds":1', 1))
     before = path.read_bytes()
-    r = run_cli("--continue", "answers", cwd=home)
+    r = invoke("--continue", "answers", cwd=home)
     assert r.returncode == 1 and "does not verify (seq 1" in r.stderr
     assert path.read_bytes() == before
 
 
+@pytest.mark.process
 def test_click_usage_errors_are_one_line_exit_2(home):
     for args in (["--bogus"], ["--rounds", "-1"], ["--timeout", "0"]):
         r = run_cli(*args, cwd=home)
@@ -342,7 +352,7 @@ def test_options_that_would_be_ignored_are_refused(home):
                        (["--verify", "--rounds", "3"], "--rounds cannot be used with --verify"),
                        (["--demo", ""], "the quaestio is empty"),
                        (["--demo", "--rounds", "25"], "--rounds: Input should be less than")):
-        r = run_cli(*args, cwd=home)
+        r = invoke(*args, cwd=home)
         assert r.returncode == 2 and said in r.stderr, (args, r.stderr)
     assert not (home / ".debate").exists()
 
@@ -350,12 +360,13 @@ def test_options_that_would_be_ignored_are_refused(home):
 def test_a_missing_cli_is_refused_before_anything_starts(home):
     cfg = write_config(home / "d.yaml", [sim("a"), {"adapter": "claude", "name": "c",
                                                     "bin": str(home / "no-such-claude")}])
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 2
     assert r.stderr.strip().startswith("error: c: '") and "not installed" in r.stderr
     assert not (home / ".debate").exists()
 
 
+@pytest.mark.process
 def test_the_next_run_ends_what_a_killed_run_left_running(home):
     marker = f"orphan-{os.getpid()}-{time.monotonic_ns()}"
     agent = home / "forks.sh"
@@ -380,10 +391,10 @@ def test_the_next_run_ends_what_a_killed_run_left_running(home):
 
 
 def test_verify_catches_a_ledger_cut_short(home):
-    folder = one_path(run_cli("--demo", cwd=home).stdout).parent
+    folder = one_path(invoke("--demo", cwd=home).stdout).parent
     path = folder / "events.jsonl"
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:-3]))
-    r = run_cli("--verify", cwd=home)
+    r = invoke("--verify", cwd=home)
     assert r.returncode == 1 and "cut short" in r.stderr
 
 
@@ -391,12 +402,12 @@ def test_a_torn_last_line_is_a_crash_not_tampering(home):
     judge = {"adapter": "simulated", "name": "judge", "model": "judge",
              "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    folder = one_path(run_cli("q", "--config", str(cfg), cwd=home).stdout).parent
+    folder = one_path(invoke("q", "--config", str(cfg), cwd=home).stdout).parent
     with open(folder / "events.jsonl", "ab") as fh:
         fh.write(b'{"seq": 99, "ts": "2026-')   # a crash in the middle of an append
-    r = run_cli("--verify", cwd=home)
+    r = invoke("--verify", cwd=home)
     assert r.returncode == 0 and "torn last line" in r.stderr
-    r = run_cli("--continue", "answers", cwd=home)
+    r = invoke("--continue", "answers", cwd=home)
     assert r.returncode == 0, r.stderr
     assert ledger.verify(folder / "events.jsonl")[0]
 
@@ -409,13 +420,13 @@ def test_a_relative_command_runs_from_the_agents_workspace(home):
     agent.chmod(0o755)
     cfg = write_config(home / "d.yaml", [{"adapter": "command", "name": "rel",
                                           "argv": ["tools/agent.sh"]}, sim("b")], rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     assert "relative-ok" in (one_path(r.stdout).parent / "debate.md").read_text()
 
 
 def test_include_uncommitted_without_a_repo_is_refused(home):
-    r = run_cli("--demo", "--include-uncommitted", cwd=home)
+    r = invoke("--demo", "--include-uncommitted", cwd=home)
     assert r.returncode == 2 and "needs a repository" in r.stderr
 
 
@@ -460,6 +471,7 @@ ENTRY = "from disputatio.entry import main; sys.argv[0] = 'disputatio'; main()"
 @pytest.mark.parametrize("where", [SIGNAL_WHILE_TYPER_IMPORTS, SIGNAL_WHILE_TYPER_BUILDS,
                                    SIGNAL_WHILE_THE_USE_CASE_LOADS],
                          ids=["typer-imports", "typer-builds-the-command", "use-case-loads"])
+@pytest.mark.process
 def test_a_signal_at_start_up_is_one_line_exit_130(home, where, sig):
     script = where.format(sig=int(sig)) + ENTRY
     r = subprocess.run([sys.executable, "-c", script, "--demo", "q"], cwd=home,
@@ -473,7 +485,7 @@ def test_a_signal_at_start_up_is_one_line_exit_130(home, where, sig):
                                   ["--budget", "nan"], ["--timeout", "0"],
                                   ["--max-parallel", "0"]])
 def test_non_finite_numbers_and_limits_below_one_are_usage_errors(home, args):
-    r = run_cli("--demo", *args, cwd=home)
+    r = invoke("--demo", *args, cwd=home)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     if args[1] in ("inf", "nan", "-inf"):
@@ -487,7 +499,7 @@ def test_misread_yaml_is_refused_before_anything_is_created(home):
                    "  - {adapter: simulated, name: b}\nparticipants:\n"
                    "  - {adapter: simulated, name: c}\n  - {adapter: simulated, name: d}\n")
     started = time.monotonic()
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert time.monotonic() - started < 10   # the process, interpreter start included
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == (f"error: {cfg}:5: duplicate key 'participants' (first on line 2); "
@@ -497,15 +509,15 @@ def test_misread_yaml_is_refused_before_anything_is_created(home):
 
 def test_a_bin_that_is_a_directory_is_named_with_its_line(home):
     cfg = write_config(home / "d.yaml", [{**sim("a"), "bin": str(home)}, sim("b")])
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == f"error: {cfg}:5: participants.0.bin: '{home}' is a directory\n"
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)
     assert r.returncode == 2 and "is a directory" in r.stderr
     assert not (home / ".debate").exists()
 
 
 def test_max_parallel_is_for_a_new_debate_only(home):
-    r = run_cli("--resume", "--max-parallel", "2", cwd=home)
+    r = invoke("--resume", "--max-parallel", "2", cwd=home)
     assert (r.returncode, r.stderr) == (2, "error: --max-parallel cannot be used with "
                                            "--resume\n")

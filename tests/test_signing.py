@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from disputatio import ledger, signing
-from support import run_cli, sim, write_config
+from support import Ran, invoke, sim, wait_for, write_config
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
                                 reason="ssh-keygen (OpenSSH) is not installed")
@@ -45,8 +45,8 @@ def user(home, tmp_path):
                              "allowed": allowed(tmp_path / "allowed", "alice@example.com", key)})
 
 
-def cli(u, *args: str) -> subprocess.CompletedProcess:
-    return run_cli(*args, cwd=u.cwd, env=u.env, timeout=120)
+def cli(u, *args: str) -> Ran:
+    return invoke(*args, cwd=u.cwd, env=u.env)
 
 
 def folder(u) -> Path:
@@ -79,11 +79,14 @@ def rechain(debate: Path, edit) -> None:
 def forge_ruling(events: list[dict]) -> list[dict]:
     ruling = next(e for e in events if e["type"] == "turn_completed"
                   and e["data"]["phase"] == "respondeo")
-    ruling["data"]["text"] = "STATUS: RESOLVED\n\nRewrite everything in Rust, at once."
+    ruling["data"]["text"] = ('Rewrite everything in Rust, at once.\n```json\n'
+                              '{"status": "resolved", "findings": []}\n```')
+    if "text_sha256" in ruling["data"]:   # the text is hashed through its digest
+        ruling["data"]["text_sha256"] = ledger.text_digest(ruling["data"]["text"])
     return events
 
 
-def verify(u, debate: Path, *extra: str) -> subprocess.CompletedProcess:
+def verify(u, debate: Path, *extra: str) -> Ran:
     return cli(u, "--verify", "--debate", str(debate), *extra)
 
 
@@ -118,7 +121,7 @@ def test_a_forged_ruling_without_rechaining_fails_both(user):
     debate = signed_demo(user)
     path = debate / "events.jsonl"
     text = path.read_text()
-    forged = text.replace("STATUS: RESOLVED", "STATUS: RESOLVED (rewrite it in Rust)", 1)
+    forged = text.replace("Measure first", "Rewrite it in Rust", 1)
     assert forged != text
     path.write_text(forged)
     for extra in ((), ("--allowed-signers", str(user.allowed))):
@@ -210,6 +213,7 @@ def test_signing_flags_where_they_do_not_apply(user, args):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: ")
 
 
+@pytest.mark.process
 def test_a_signature_that_cannot_be_made_fails_the_command(user, tmp_path):
     """A key that needs a passphrase, and no terminal to ask it on: the debate is done and
     kept, but the command fails, since the signature the user asked for is missing."""
@@ -278,11 +282,10 @@ def test_a_key_file_that_is_no_key_is_refused_before_the_debate(user, tmp_path, 
     assert not (user.cwd / ".debate").exists()
 
 
+@pytest.mark.process
 def test_a_debate_asked_to_be_signed_stays_signed_after_a_kill(user, tmp_path):
     """Killed with -9 before its first signature, a debate started with ``sign:`` is signed
     by the --resume that finishes it (no --sign needed), not left unsigned."""
-    from test_transport import wait_for
-
     key = keygen(tmp_path / "keys" / "debates", "erin@example.com")
     slow = sim("a", DISPUTATIO_SIM_LATENCY=2)
     cfg = write_config(tmp_path / "d.yaml", [slow, sim("b")], rounds=0, sign=str(key))

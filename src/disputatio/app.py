@@ -83,7 +83,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
         led = ledger.Ledger(debate_dir / "events.jsonl")
         synth = cfg.synthesizer or cfg.judge
         lineup = {p.display: p for p in cfg.participants}
-        lineup_sha = folder.write_lineup(debate_dir, lineup, cfg.judge, synth, key)
+        jury = config.jury_seats(cfg)
+        lineup_sha = folder.write_lineup(debate_dir, lineup, cfg.judge, synth, key, jury)
         _append(led, DebateStarted(
             quaestio=quaestio, protocol=protocol, version=__version__,
             **rules.started(settings), timeout_s=cfg.timeout_minutes * 60,
@@ -95,7 +96,9 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
             synthesizer=_synth_name(cfg),
             lineup={n: _public(p) for n, p in lineup.items()},
             seats={"judge": _public(cfg.judge) if cfg.judge else None,
-                   "synthesizer": _public(synth) if synth else None},
+                   "synthesizer": _public(synth) if synth else None,
+                   **{k: _public(p) for k, p in jury.items()}},
+            jury=config.jury_record(cfg),
             lineup_file=LINEUP_FILE, lineup_sha256=lineup_sha,
             human=True if options.human else None,
             labels=labels.assign(list(lineup)), seed=secrets.randbits(32),
@@ -354,19 +357,27 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
         # which settings came from the command line: a protocol may read --rounds otherwise
         # than the lineup's top-level default
         flags = {"rounds"} if options.rounds is not None else set()
-        return rules.Config.model_validate(data, context={"flags": flags})
+        settings = rules.Config.model_validate(data, context={"flags": flags})
     except ValidationError as exc:
         err = exc.errors()[0]
         where = "protocol." + ".".join(str(x) for x in err["loc"])
         what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
         raise UsageError(f"{where}: {what}") from None
+    check = getattr(rules, "check", None)   # optional: the settings against the lineup
+    if check is None:
+        return settings
+    try:
+        return check(settings, [p.display for p in cfg.participants], options.human)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def check_binaries(cfg: DebateConfig) -> None:
     """Every CLI of the lineup must exist before a debate folder is made and tokens are spent."""
     from disputatio.engine import participant_bin
 
-    seats = [*cfg.participants, *[p for p in (cfg.judge, cfg.synthesizer) if p is not None]]
+    seats = [*cfg.participants, *[p for p in (cfg.judge, cfg.synthesizer) if p is not None],
+             *config.jury_seats(cfg).values()]
     for p in seats:
         found = participant_bin(p)
         if Path(found).is_dir() or (Path(found).is_file() and not os.access(found, os.X_OK)):

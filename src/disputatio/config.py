@@ -17,7 +17,9 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -147,6 +149,24 @@ class Participant(BaseModel):
                                   ("answer_path", self.answer_path)) if v is not None}
 
 
+_COUNT, _LIST = "jury-count", "jury-list"   # which form of ``jury:`` (not shown in errors)
+
+
+def _jury_kind(v: Any) -> str:
+    return _LIST if isinstance(v, list) else _COUNT
+
+
+class Juror(Participant):
+    """A judge of the jury besides the judge: an entry like any other, and the weight of its
+    vote (the judge's weighs 1)."""
+
+    weight: Positive = 1.0
+
+    def entry(self) -> Participant:
+        """The seat as lineup.json keeps it (the weight is recorded in the ledger)."""
+        return Participant.model_validate(self.model_dump(exclude={"weight"}, exclude_none=True))
+
+
 class DebateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -168,6 +188,11 @@ class DebateConfig(BaseModel):
     participants: list[Participant]
     judge: Participant | None = None   # none: the debate ends after the reactions
     synthesizer: Participant | None = None
+    # more judges ruling on the judge's points: N judges in all (the judge's entry sitting N
+    # times, each in its own session), or the entries that rule besides the judge
+    jury: Annotated[Annotated[int, Field(ge=2, le=9), Tag(_COUNT)]
+                    | Annotated[list[Juror], Field(min_length=1, max_length=8), Tag(_LIST)],
+                    Discriminator(_jury_kind)] | None = None
 
     @field_validator("participants")
     @classmethod
@@ -189,6 +214,9 @@ class DebateConfig(BaseModel):
             if self.synthesizer is not None:
                 raise _At(("synthesizer",), "a synthesizer drafts the report from the judge's "
                           "ruling, and there is no judge; add 'judge:' or drop 'synthesizer:'")
+            if self.jury is not None:
+                raise _At(("jury",), "a jury rules with the judge, and there is no judge; add "
+                          "'judge:' or drop 'jury:'")
             return self
         judge = self.judge.name or "judge"
         if judge in names:
@@ -201,7 +229,29 @@ class DebateConfig(BaseModel):
                     synth == judge and self.synthesizer != self.judge):
                 raise _At(("synthesizer",), f"the synthesizer's name '{synth}' is already "
                           "taken; give it its own (synthesizer: name: ...)")
+        taken = names | {judge, self.synthesizer.name or "synthesizer"
+                         if self.synthesizer is not None else judge}
+        for i, (name, _, _) in enumerate(self.jurors()):
+            if name in taken:
+                raise _At(("jury", i) if isinstance(self.jury, list) else ("jury",),
+                          f"the juror's name '{name}' is already taken; give each juror its "
+                          "own (jury: - name: ...)")
+            taken.add(name)
         return self
+
+    def jurors(self) -> list[tuple[str, Participant, float]]:
+        """The judges besides the judge, in order: name, entry, weight."""
+        if self.judge is None or self.jury is None:
+            return []
+        judge = self.judge.name or "judge"
+        if isinstance(self.jury, int):
+            return [(f"{judge}-{i}", self.judge.model_copy(update={"name": f"{judge}-{i}"}), 1.0)
+                    for i in range(2, self.jury + 1)]
+        out = []
+        for j in self.jury:
+            name = j.name or f"juror-{j.display}"
+            out.append((name, j.entry().model_copy(update={"name": name}), j.weight))
+        return out
 
 
 BUILTIN = {
@@ -269,7 +319,8 @@ def parse_text(text: str, where: str) -> DebateConfig:
         found = [(False, line, what) for line, what in problems]
         for err in exc.errors():
             located = (err.get("ctx") or {}).get("error")
-            loc = located.loc if isinstance(located, _At) else tuple(err["loc"])
+            loc = located.loc if isinstance(located, _At) else \
+                tuple(x for x in err["loc"] if x not in (_COUNT, _LIST))
             # a missing key is on no line: it is reported only when nothing else is wrong
             found.append((err["type"] == "missing", _line_for(lines, loc),
                           _describe(err, loc)))
@@ -291,6 +342,8 @@ def _unrunnable(data: dict, lines: dict[tuple, int]) -> list[tuple[int, str]]:
         [(("participants", i), p) for i, p in enumerate(people)] \
         if isinstance(people, list) else []
     entries += [((role,), data.get(role)) for role in ("judge", "synthesizer")]
+    jury = data.get("jury")
+    entries += [(("jury", i), j) for i, j in enumerate(jury)] if isinstance(jury, list) else []
     out = []
     for at, p in entries:
         if not isinstance(p, dict):
@@ -317,7 +370,8 @@ def _describe(err: ErrorDetails, loc: tuple) -> str:
     dotted = ".".join(str(p) for p in loc)
     if kind == "extra_forbidden":
         key = str(loc[-1])
-        model = Participant if len(loc) >= 2 and loc[0] in ("participants", "judge",
+        model = Juror if len(loc) >= 3 and loc[0] == "jury" else \
+            Participant if len(loc) >= 2 and loc[0] in ("participants", "judge",
                                                            "synthesizer") else DebateConfig
         known = list(model.model_fields)
         known += [c for c, snake in _CAMEL.items() if snake in model.model_fields]
@@ -353,9 +407,23 @@ def _line_for(lines: dict[tuple, int], loc: tuple) -> int:
     return yamlfile.line_for(lines, loc[:-1] if loc and loc[-1] == "[key]" else loc)
 
 
+def jury_seats(cfg: DebateConfig) -> dict[str, Participant]:
+    """The jurors' entries as lineup.json keeps them, under ``seats``."""
+    return {f"juror-{i}": p for i, (_, p, _) in enumerate(cfg.jurors(), start=1)}
+
+
+def jury_record(cfg: DebateConfig) -> list[dict[str, Any]] | None:
+    """What ``debate_started.jury`` records: each juror's name, seat and weight (None: no jury)."""
+    found = cfg.jurors()
+    return [{"name": n, "seat": f"juror-{i}", "weight": int(w) if w == int(w) else w}
+            for i, (n, _, w) in enumerate(found, start=1)] or None
+
+
 def judges(cfg: DebateConfig) -> dict[str, Participant]:
     """The judge seats of the lineup, by the name they rule under."""
-    return {cfg.judge.name or "judge": cfg.judge} if cfg.judge is not None else {}
+    if cfg.judge is None:
+        return {}
+    return {cfg.judge.name or "judge": cfg.judge, **{n: p for n, p, _ in cfg.jurors()}}
 
 
 def conflicts(cfg: DebateConfig) -> dict[str, list[str]]:

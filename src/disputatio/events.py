@@ -28,6 +28,8 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
+from disputatio.ledger import TEXT_DIGEST, text_digest
+
 # int | float, in that order: a whole number stays an int (a plain ``float`` field would write
 # 600 back as 600.0 and change the event's hash)
 Number = int | float
@@ -82,7 +84,7 @@ class DebateStarted(Fenced):
     TYPE = "debate_started"
     WHEN = "a new debate, first event"
     OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human", "labels", "seed",
-                                                    "recusal"}
+                                                    "recusal", "jury"}
 
     quaestio: str = Field(description="the question, as the user gave it")
     protocol: str = Field("disputatio", description="the protocol's name (protocols.KNOWN)")
@@ -113,6 +115,9 @@ class DebateStarted(Fenced):
                                           "in prompts (Participant A, ...); None: a ledger "
                                           "from before labels (lineup order)")
     seed: int | None = Field(None, description="seeds the order each judge reads answers in")
+    jury: list[dict[str, Any]] | None = Field(None, description="the judges who rule besides "
+                                              "the judge, in order: name, weight (only with a "
+                                              "jury; their entries are seats.juror-N)")
     recusal: dict[str, Any] | None = Field(None, description="judges and bias: mode (vendor, "
                                            "model, off), conflicts {judge: [debaters]}, "
                                            "recused [judges who do not rule]")
@@ -149,7 +154,7 @@ class TurnStarted(TurnFields):
 class TurnEnded(TurnFields):
     """What a turn produced: the answer, or one failure kind with a one-line message."""
 
-    OMITTED_WHEN_NONE = frozenset({"raw_stem", "text_cut_bytes"})
+    OMITTED_WHEN_NONE = frozenset({"raw_stem", "text_cut_bytes", TEXT_DIGEST})
     FINISHED: ClassVar[bool] = True
 
     ok: bool = Field(description="an answer was given")
@@ -172,6 +177,17 @@ class TurnEnded(TurnFields):
                                  "raw/ files (None: a ledger from before it)")
     text_cut_bytes: int | None = Field(None, description="bytes of the answer left out of "
                                        "text (only when it was cut)")
+    text_sha256: str | None = Field(None, description="sha256 of text: the hash chain covers "
+                                    "the answer through it, so a redaction can remove the text "
+                                    "(None: a ledger from before it)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _digest_when_written(cls, data: Any, info: ValidationInfo) -> Any:
+        """A writer never gives the digest: it is always the digest of the text written."""
+        if isinstance(data, dict) and (info.context or {}).get(_READING) is not True:
+            data = {**data, TEXT_DIGEST: text_digest(str(data.get("text", "")))}
+        return data
 
     @property
     def finished(self) -> bool:
@@ -224,6 +240,22 @@ class Resumed(Fenced):
     retry: list[str] = Field(default_factory=list, description="failed turns to run again")
 
 
+class TurnRedacted(EventData):
+    """A turn's text replaced by a tombstone (``disputatio redact``). The chain still covers the
+    redacted event through its ``text_sha256``; this event vouches for the tombstone."""
+
+    TYPE = "turn_redacted"
+    WHEN = "`disputatio redact`: a turn's text was replaced by a tombstone"
+
+    target: int = Field(description="the seq of the turn event whose text was replaced")
+    turn_id: str = Field(description="that turn's id")
+    removed_sha256: str = Field(description="the text_sha256 of the text removed (the "
+                                "redacted event keeps it)")
+    tombstone: str = Field(description="what the event's text is now: [REDACTED: reason]")
+    reason: str = Field(description="why, in the words of who redacted it")
+    by: str = Field(description="who redacted it: git's user.name <user.email>, else the OS user")
+
+
 class Interrupted(EventData):
     TYPE = "interrupted"
     WHEN = "the command was stopped by a signal"
@@ -242,7 +274,7 @@ class DebateEnded(EventData):
 
 ALL: tuple[type[EventData], ...] = (
     DebateStarted, TurnStarted, TurnCompleted, TurnInterrupted, AnswersGiven, FinalizeRequested,
-    HumanActed, Resumed, Interrupted, DebateEnded)
+    HumanActed, Resumed, TurnRedacted, Interrupted, DebateEnded)
 BY_TYPE: dict[str, type[EventData]] = {cls.TYPE: cls for cls in ALL}
 
 

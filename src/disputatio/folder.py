@@ -44,14 +44,16 @@ def write(debate_dir: Path, events, status: str, reason: str) -> Path:
 
 
 def write_lineup(debate_dir: Path, lineup: dict[str, Participant], judge: Participant | None,
-                 synth: Participant | None, key: str | None = None) -> str:
+                 synth: Participant | None, key: str | None = None,
+                 more: dict[str, Participant] | None = None) -> str:
     """The full lineup, env values included, in a file only the user can read: the ledger
     keeps a redacted copy, and a resumed debate must run the same CLIs with the same logins.
     The signing key asked for is kept too: a debate killed before its first signature is
     still signed by the command that finishes it."""
     data = {"lineup": {n: p.model_dump(exclude_none=True) for n, p in lineup.items()},
             "seats": {"judge": judge.model_dump(exclude_none=True) if judge else None,
-                      "synthesizer": synth.model_dump(exclude_none=True) if synth else None},
+                      "synthesizer": synth.model_dump(exclude_none=True) if synth else None,
+                      **{k: p.model_dump(exclude_none=True) for k, p in (more or {}).items()}},
             **({"sign": key} if key else {})}
     raw = json.dumps(data, indent=2, sort_keys=True).encode()
     fd = os.open(debate_dir / LINEUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

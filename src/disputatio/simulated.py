@@ -5,6 +5,7 @@ It powers ``--demo`` and the tests. Behaviour knobs come from the environment, s
 ``env:`` can script it: ``DISPUTATIO_SIM_LATENCY`` (seconds to wait before answering),
 ``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``),
 ``DISPUTATIO_SIM_SPEAKS`` (the committee rounds it speaks in before it passes),
+``DISPUTATIO_SIM_WWD`` and ``DISPUTATIO_SIM_VOTE`` (Wind/Wall/Door: see ``_wind_wall_door``),
 ``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_FAIL_ONCE`` (fail only while this
 file does not exist yet, creating it), ``DISPUTATIO_SIM_OUTPUT_MB`` (write that much
 filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer), ``DISPUTATIO_SIM_TOUCH``
@@ -46,6 +47,8 @@ def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
     }.get(persona, f"A position from {persona}: weigh cost against measured benefit.")
     if phase == "committee":
         return _member(prompt, persona, stance, env)
+    if phase in ("wind", "wall", "door", "vote", "refine", "pick"):
+        return _wind_wall_door(phase, prompt, persona, env)
     if phase == "reaction":
         return (f"## Reaction from {persona}\n\n{LABEL}\n\n- I keep my position: {stance}\n"
                 "- I agree with the others that evidence should decide; none of us ran a test, "
@@ -72,23 +75,84 @@ def _member(prompt: str, persona: str, stance: str, env: dict[str, str]) -> str:
             "- None of us ran a test, so these points stay opinions.\n")
 
 
+def _wind_wall_door(phase: str, prompt: str, persona: str, env: dict[str, str]) -> str:
+    """A Wind/Wall/Door role within its contract, a vote (the skeptic rejects the first
+    synthesis, unless ``DISPUTATIO_SIM_VOTE`` says approve or reject) or a mediator's pick of
+    the fixed order's next role. ``DISPUTATIO_SIM_WWD``: ``break`` (answers that break every
+    contract), ``hold`` (Door never calls the vote), ``garbled`` (a pick naming no role)."""
+    mode = env.get("DISPUTATIO_SIM_WWD", "")
+    if mode == "break" and phase in ("wind", "wall", "door", "refine"):
+        return f"Some thoughts from {persona}.\n\n{LABEL}\n"
+    if phase == "pick":
+        fixed = re.search(r"fixed order would give the floor to (\w+)", prompt)
+        return "Hard to say; all of them have a point." if mode == "garbled" or not fixed \
+            else fixed.group(1).upper()
+    if phase == "vote":
+        k = re.search(r"\(phase: vote, on synthesis (\d+)", prompt)
+        vote = env.get("DISPUTATIO_SIM_VOTE") or (
+            "reject" if persona == "skeptic" and k and k.group(1) == "1" else "approve")
+        return (f"{vote.upper()}\n\n{LABEL}\n\n" + ("It does justice to the debate."
+                if vote == "approve" else "Door must say how the benchmark gates step 2."))
+    if phase == "wind":
+        return (f"## What if…\n\n{LABEL}\n\n1. What if we change only the hottest path?\n"
+                "2. What if we rewrite everything behind a feature flag?\n\nWhich of these "
+                "can we measure before we commit to it?\n")
+    if phase == "wall":
+        return (f"VERDICT: option 1 holds; option 2 does not, its cost is certain.\n\n{LABEL}"
+                "\n\n## Evidence\n\n- None gathered: simulated participants run no "
+                "commands.\n")
+    refined = "\n\nRefined: the benchmark now gates step 2." if phase == "refine" else ""
+    call = "" if mode == "hold" else "\n\nCALL THE VOTE\n"
+    return (f"Therefore…\n\n{LABEL}\n\n1. Agree on a benchmark first.\n2. Change the hottest "
+            f"path only, behind the benchmark.\n3. Review before going further.{refined}{call}")
+
+
 def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
+    """A judge's (or a juror's) answer: prose, then the fenced ``json`` block asked for.
+    ``DISPUTATIO_SIM_STATUS``: ``needs_input`` (asks until answers arrive), ``garbled`` (never a
+    block), ``garbled_once`` (a block only when asked again); ``DISPUTATIO_SIM_RULING`` and
+    ``DISPUTATIO_SIM_SEVERITY``: the ruling and severity of every point it rules on;
+    ``DISPUTATIO_SIM_NEW_GROUND``: the human's answers open new ground (until the debaters have
+    argued them)."""
     mode = env.get("DISPUTATIO_SIM_STATUS", "")
-    if mode == "garbled":
-        return f"I think everyone made good points.\n\n{LABEL}\n"
-    if mode == "needs_input" and not _section(prompt, "The human's answers"):
-        return (f"STATUS: NEEDS_INPUT\n\n{LABEL}\n\n## Questions for the human\n\n"
-                "1. What matters more here: delivery speed or long-term performance?\n"
-                "2. Is there a deadline the change must meet?\n")
+    again = bool(_section(prompt, "Your previous answer could not be read"))
+    if mode == "garbled" or mode == "garbled_once" and not again:
+        return f"STATUS: RESOLVED\n\nI think everyone made good points.\n\n{LABEL}\n"
     answers = _section(prompt, "The human's answers")
-    heard = f"\n\nThe human's answers were taken into account:\n\n> {_short(answers)}\n" \
+    ruling = env.get("DISPUTATIO_SIM_RULING", "")
+    severity = env.get("DISPUTATIO_SIM_SEVERITY", "")
+    data: dict = {"status": "resolved", "questions": [],
+                  "summary": f"Proceed incrementally on {_short(question)}, gated by a "
+                             "benchmark agreed in advance."}
+    if mode == "needs_input" and not answers:
+        data.update(status="needs_input", questions=[
+            "What matters more here: delivery speed or long-term performance?",
+            "Is there a deadline the change must meet?"])
+    fixed = _section(prompt, "The points to rule on")
+    if fixed:   # a juror: a vote on every point it was given
+        points = json.loads(fixed) if fixed.startswith("[") else []
+        data["findings"] = [{"id": p["id"], "ruling": ruling or "upheld",
+                             "severity": severity or "major",
+                             "reasons": f"Simulated juror's reasons on {p['id']}."}
+                            for p in points]
+    else:
+        labels = re.findall(r"^### Proposal — (.+)$", prompt, re.M) or ["Participant A"]
+        data["findings"] = [
+            {"id": "F1", "point": "A change of this size needs a measurement before it is made.",
+             "raised_by": labels, "ruling": ruling or "upheld", "severity": severity or "major",
+             "reasons": "Every participant says evidence should decide; none gathered any.",
+             "evidence": [{"note": "no participant ran a command or cited a file"}]},
+            {"id": "F2", "point": "The gains are certain enough to start at once.",
+             "raised_by": labels[:1], "ruling": ruling or "rejected",
+             "severity": "minor", "reasons": "Asserted, not measured."}]
+        data["agreements"] = ["Evidence should decide; no participant gathered any."]
+        if "`new_ground`" in prompt:
+            data["new_ground"] = bool(env.get("DISPUTATIO_SIM_NEW_GROUND")) and \
+                "have argued the answers already" not in prompt
+    heard = f"The human's answers were taken into account: {_short(answers)}\n\n" \
         if answers else ""
-    return (f"STATUS: RESOLVED\n\n{LABEL}\n\n## Agreements\n\n- Evidence should decide; "
-            "no participant gathered any.\n\n## Rulings\n\n1. **Whether to proceed.** The "
-            "advocate says yes, the skeptic says no, the pragmatist says measure first. Ruling: "
-            "measure first, then proceed incrementally; neither side backed its claim with a "
-            f"test.{heard}\n\n## Verdict\n\nProceed incrementally on *{_short(question)}*, "
-            "gated by a benchmark agreed in advance.\n")
+    return (f"{LABEL}\n\nMeasure first, then proceed incrementally; neither side backed its "
+            f"claim with a test.\n\n{heard}```json\n{json.dumps(data, indent=2)}\n```\n")
 
 
 def _section(prompt: str, heading: str) -> str:

@@ -179,11 +179,18 @@ class Presentation:
     documents: Callable[[list[Turn], str], tuple[dict[str, str], str | None]]
     # lines of ours after the last turn (what happened once no turn followed it)
     coda: Callable[[], list[str]] = field(default=lambda: [])
+    # the protocol's own keys in debate.json (disputatio: judgment, findings)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Protocol(Interface):
     """A protocol as ``app`` runs it; each protocol module provides these names. All pure:
-    state in, values out."""
+    state in, values out.
+
+    Optional: ``check(config, participants, human) -> config`` — the settings checked against
+    the lineup (its participants' names; whether a human is in the loop) before anything is
+    made, and completed from it (e.g. roles bound to participants); a ``ValueError`` is one
+    line for the user (exit 2)."""
 
     Config: type[BaseModel]   # its settings (for disputatio: rounds)
 

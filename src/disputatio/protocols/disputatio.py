@@ -15,9 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputatio.events import AnswersGiven, DebateStarted, EventData, FinalizeRequested
-from disputatio.protocols import labels
+from disputatio.protocols import labels, respondeo, rulings
 from disputatio.protocols.base import (
-    ANSWERS_BUDGET,
     QUAESTIO_BUDGET,
     RESOLVED,
     RULING_BUDGET,
@@ -38,7 +37,6 @@ from disputatio.protocols.base import (
     foreign,
     human_lines,
     human_notes,
-    parse_status,
 )
 from disputatio.text import fair_caps, one_line, quote, sanitize
 
@@ -51,10 +49,15 @@ class Config(BaseModel):
     rounds: int = Field(default=1, ge=0, le=20)
 
 
+# recorded in debate_started.settings: the judge answers in judging's structure (a debate
+# without it is from before: its rulings' status is read from their first line)
+JUDGING = "findings"
+
+
 def started(config: BaseModel) -> dict[str, Any]:
     """What ``debate_started`` records of the settings."""
     assert isinstance(config, Config)
-    return {"rounds": config.rounds}
+    return {"rounds": config.rounds, "settings": {"judging": JUDGING}}
 
 
 @dataclass
@@ -67,26 +70,31 @@ class State(DebateState):
     synthesizer: str | None = "judge"
     answers: list[str] = field(default_factory=list)
     finalizes: int = 0
+    jury: list[tuple[str, float]] = field(default_factory=list)   # besides the judge: weights
+    seat_keys: dict[str, str] = field(default_factory=dict)       # juror -> key in lineup.json
+    structured: bool = False   # the judge answers in findings (False: an older debate)
 
     def fold(self, event: EventData) -> None:
         if isinstance(event, DebateStarted):
             self.rounds = event.rounds
             self.judge = event.judge
             self.synthesizer = event.synthesizer
+            self.jury = [(j["name"], float(j.get("weight", 1))) for j in event.jury or []]
+            self.seat_keys = {j["name"]: j["seat"] for j in event.jury or []}
+            self.structured = (event.settings or {}).get("judging") == JUDGING
         elif isinstance(event, AnswersGiven):
             self.answers.append(event.answers)
         elif isinstance(event, FinalizeRequested):
             self.finalizes += 1
 
-    def respondeo_ids(self) -> list[str]:
-        return [t for t in self.order if self.turns[t].phase == "respondeo"]
-
     def latest_status(self) -> str | None:
-        """The newest ruling's status, or None before the judge has ruled (or when it failed)."""
-        ids = self.respondeo_ids()
-        if not ids or not self.turns[ids[-1]].ok:
+        """The newest verdict, or None before the judge has ruled (or when it failed)."""
+        if self.judge is None:
             return None
-        return parse_status(self.turns[ids[-1]].text)
+        w = respondeo.walk(self)
+        if isinstance(w.next, Done) and w.next.status == "failed" or w.last is None:
+            return None
+        return w.last.status
 
 
 def state(events: Iterable[Any]) -> State:
@@ -135,27 +143,26 @@ def next_step(s: State) -> Step | Ask | Done:
                 for p in missing))
     if s.judge is None:
         return Done("debated", "the lineup has no judge: the debate ends after the reactions")
-    k = len(s.answers) + 1
     ask = _ask_human(s, s.rounds)
-    if k == 1 and respondeo_id(1) not in s.turns and ask is not None:
+    if respondeo_id(1) not in s.turns and ask is not None:
         return ask
-    rid = respondeo_id(k)
-    if rid not in s.turns:
-        return Step("respondeo", (_respondeo_turn(s, s.judge, k),))
-    ruling = s.turns[rid]
-    if not ruling.ok:
-        return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message}); "
-                              "once fixed, `disputatio --resume` asks it again")
-    status = parse_status(ruling.text)
-    if status != RESOLVED:
-        return Done(status.lower())
-    did = redactio_id(k, s.finalizes)
+    w = respondeo.walk(s)
+    if w.next is not None:
+        return w.next
+    last = w.rulings[-1]
+    verdict = last.judgment
+    assert verdict is not None
+    if verdict.status != RESOLVED:
+        return Done(verdict.status.lower())
+    did = redactio_id(last.n, s.finalizes)
     if did not in s.turns:
+        ruling = rulings.markdown(verdict, "The ruling", {v: k for k, v in names.items()},
+                                  s.turns[last.turns[0]].text)
         return Step("redactio", (TurnSpec(
-            did, s.synthesizer or s.judge, "synthesizer", "redactio", k, "redactio",
+            did, s.synthesizer or s.judge, "synthesizer", "redactio", last.n, "redactio",
             {"quaestio": _quaestio(s), "transcript": render_transcript(
-                s, upto_round=s.rounds, reader=s.synthesizer or s.judge),
-             "ruling": foreign(ruling.text, RULING_BUDGET)}),))
+                s, upto_round=last.upto_round, reader=s.synthesizer or s.judge),
+             "ruling": foreign(ruling, RULING_BUDGET)}),))
     draft = s.turns[did]
     if not draft.ok:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
@@ -174,20 +181,6 @@ def _ask_human(s: State, rnd: int) -> Ask | None:
                    if answered(s.turns.get(t)))
     title = "The proposals are in" if rnd == 0 else f"Reaction round {rnd} is over"
     return Ask(key, rnd, title, participants=tuple(s.participants), latest=latest)
-
-
-def _respondeo_turn(s: State, judge: str, k: int) -> TurnSpec:
-    variables = {"quaestio": _quaestio(s),
-                 "transcript": render_transcript(s, upto_round=s.rounds, reader=judge)}
-    template = "respondeo"
-    if k > 1:
-        template = "continuation"
-        previous = s.turns.get(respondeo_id(k - 1))
-        variables["ruling"] = contribution(previous, RULING_BUDGET)
-        share = ANSWERS_BUDGET // len(s.answers)
-        variables["answers"] = "\n\n".join(
-            f"Answer {i}:\n\n{foreign(a, share)}" for i, a in enumerate(s.answers, start=1))
-    return TurnSpec(respondeo_id(k), judge, "judge", "respondeo", k, template, variables)
 
 
 def _quaestio(s: State) -> str:
@@ -232,32 +225,38 @@ def lineup_line(s: State) -> str:
 
 
 def seats(s: State) -> list[SeatSpec]:
-    """The judge and the synthesizer (when another participant), both under the budget."""
+    """The judge, the jurors and the synthesizer (when another participant), all under the
+    budget."""
     if s.judge is None:   # a lineup without a judge: the debaters only
         return []
     out = [SeatSpec(s.judge, "judge", True)]
+    out += [SeatSpec(name, s.seat_keys[name], True) for name, _ in s.jury]
     if s.synthesizer is not None and s.synthesizer != s.judge:
         out.append(SeatSpec(s.synthesizer, "synthesizer", True))
     return out
 
 
 def places(s: State, request: EventData | None) -> Places:
-    """Debaters and the synthesizer work in checkouts; the judge rules on the transcript in an
-    empty directory (unless it also drafts). Answers or a re-draft bring back only the judge
-    and the synthesizer."""
-    reopened = isinstance(request, AnswersGiven | FinalizeRequested)
+    """Debaters and the synthesizer work in checkouts; the judges rule on the transcript in
+    an empty directory (unless one also drafts). A re-draft brings back only the judges and the
+    synthesizer; answers bring back the debaters too (the judge may find that the answers open
+    new ground, which the debaters then argue), unless the debate is from before findings."""
+    reopened = isinstance(request, FinalizeRequested) or \
+        isinstance(request, AnswersGiven) and not s.structured
     no_repo = {s.judge} if s.judge and s.judge != s.synthesizer else set()
     wanted = [s.synthesizer] if reopened else [*s.participants, s.synthesizer]
     names = [n for n in wanted if n is not None]
-    if s.judge is not None and s.judge not in names:
-        names.append(s.judge)
-        no_repo.add(s.judge)
+    for judge in ([s.judge, *(name for name, _ in s.jury)] if s.judge is not None else []):
+        if judge not in names:
+            names.append(judge)
+            no_repo.add(judge)
     return Places(tuple(names), frozenset(no_repo))
 
 
 def released(s: State, step: Step) -> list[str]:
-    """Once the judge works, the debaters are finished: their checkouts can go."""
-    if step.phase in ("respondeo", "redactio"):
+    """Once the judge works, the debaters are finished: their checkouts can go (on a
+    ``--continue`` they stay until the report: the answers may send them back to argue)."""
+    if step.phase == "redactio" or step.phase in ("respondeo", "jury") and not s.answers:
         return [p for p in s.participants if p != s.synthesizer]
     return []
 
@@ -304,8 +303,9 @@ def ending(done: Done, primary: str) -> Ending:
         return Ending(failed, f"the judge needs your input: read {primary}, then answer with "
                               "disputatio --continue \"...\"")
     if done.status == "unclear":
-        return Ending(failed, f"the judge's ruling has no clear STATUS line: read {primary}; "
-                              "answer with disputatio --continue \"...\" to ask again")
+        return Ending(failed, f"the judge's answer could not be read as findings (asked twice): "
+                              f"read {primary}; answer with disputatio --continue \"...\" to "
+                              "ask again")
     return Ending(failed, done.reason if failed else "")
 
 
@@ -317,13 +317,15 @@ _RANK = {"proposal": 0, "reaction": 1, "respondeo": 2, "redactio": 2}
 
 
 def presentation(s: State) -> Presentation:
-    answers = iter(s.answers)
-
+    w = respondeo.walk(s) if s.judge is not None else None
+    # the human's answers, shown before the first ruling that read each of them
+    answered_by = {f"{respondeo_id(r.n)}": r.answers for r in (w.rulings if w else [])
+                   if r.answers and not r.reengaged}
     unshown = list(s.human)
 
     def interlude(t: Turn) -> list[str]:
-        """The human in the loop's actions before the round that followed them; each ruling
-        after the first follows the answers it was given."""
+        """The human in the loop's actions before the round that followed them; a ruling
+        after the human's answers follows them."""
         lines: list[str] = []
         before = t.round if t.phase == "reaction" else s.rounds + 1
         if t.phase != "proposal":
@@ -331,47 +333,76 @@ def presentation(s: State) -> Presentation:
             for h in due:
                 unshown.remove(h)
             lines += human_lines(due)
-        if t.phase == "respondeo" and t.round > 1:
-            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
+        j = answered_by.get(t.turn_id)
+        if j and j <= len(s.answers):
+            lines += ["## The human's answers", "", quote(s.answers[j - 1].strip()), ""]
         return lines
 
-    return Presentation(verdict=s.latest_status(), title=_title, order=_order,
-                        interlude=interlude, where=_where, documents=_documents)
+    # after the reactions, turns read in the order they ran, a ruling's judges together
+    first: dict[str, int] = {}
+    for i, tid in enumerate(s.order):
+        first.setdefault(_group(s.turns[tid], s.rounds), i)
+
+    def order(t: Turn, participants: list[str]) -> tuple:
+        """Proposals, then reaction rounds, debaters in lineup order (parallel turns finish in
+        any order); then rulings, rounds on the answers and reports as they came."""
+        who = participants.index(t.participant) if t.participant in participants \
+            else len(participants)
+        if t.phase == "proposal" or t.phase == "reaction" and t.round <= s.rounds:
+            return (_RANK.get(t.phase, 3), t.round, 0, who, t.turn_id)
+        return (2, first.get(_group(t, s.rounds), len(s.order)), t.turn_id.count("/"), who,
+                t.turn_id)
+
+    names = {label: name for name, label in labels.of(s.started).items()}
+    last = w.last if w else None
+    extra = {"judgment": rulings.record(last), "findings": rulings.findings(last, names)} \
+        if last is not None else {}
+    return Presentation(verdict=s.latest_status(), title=lambda t: _title(t, s.rounds),
+                        order=order, interlude=interlude, where=_where,
+                        documents=lambda ended, header: _documents(s, w, names, ended, header),
+                        extra=extra)
+
+
+def _group(t: Turn, rounds: int) -> str:
+    if t.phase == "reaction":
+        return f"reaction-{t.round}"
+    return t.turn_id.split("/")[0]
 
 
 def _where(t: Turn) -> str:
     return t.phase if t.phase != "reaction" else f"reaction round {t.round}"
 
 
-def _title(t: Turn) -> str:
+def _title(t: Turn, rounds: int) -> str:
     title = TITLES.get(t.phase, t.phase)
     if t.phase == "reaction":
-        title += f", round {t.round}"
-    elif t.phase == "respondeo" and t.round > 1:
-        title += f" {t.round}"
+        title += f", round {t.round}" + (" (on the human's answers)" if t.round > rounds else "")
+    elif t.phase == "respondeo":
+        title += f" {t.round}" if t.round > 1 else ""
+        title += ", juror" if t.role == "juror" else ""
+        title += ", asked again" if t.turn_id.endswith(f"/{respondeo.RETRY}") else ""
     elif t.phase == "redactio" and "." in t.turn_id:
         title += f", re-draft {t.turn_id.rsplit('.', 1)[1]}"
     return title
 
 
-def _order(t: Turn, participants: list[str]) -> tuple:
-    """By phase and round, debaters in lineup order, a ruling before the report drafted from
-    it (parallel turns finish in any order)."""
-    who = participants.index(t.participant) if t.participant in participants \
-        else len(participants)
-    return (_RANK.get(t.phase, 3), t.round, t.phase == "redactio", who, t.turn_id)
-
-
-def _documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
-    """respondeo.md, respondeo-2.md, ... (one per ruling) and final-report.md (the latest
-    report drafted); the primary is the report, else the latest ruling."""
+def _documents(s: State, w: respondeo.Walk | None, names: dict[str, str], ended: list[Turn],
+               header: str) -> tuple[dict[str, str], str | None]:
+    """respondeo.md, respondeo-2.md, ... (one per ruling, rendered from its judgment) and
+    final-report.md (the latest report drafted); the primary is the report, else the latest
+    ruling."""
     files: dict[str, str] = {}
     primary = None
-    rulings = [t for t in ended if t.phase == "respondeo"]
-    for i, t in enumerate(rulings, start=1):
-        name = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
-        files[name] = sanitize(t.text) if t.ok else \
-            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: {one_line(t.message or '')}\n"
+    for r in w.rulings if w else []:
+        name = "respondeo.md" if r.n == 1 else f"respondeo-{r.n}.md"
+        title = "Respondeo" if r.n == 1 else f"Respondeo {r.n}"
+        if r.judgment is not None:
+            files[name] = rulings.markdown(r.judgment, title, names,
+                                           s.turns[r.turns[0]].text if r.turns else "")
+        elif r is w.rulings[-1] and isinstance(w.next, Done):
+            files[name] = f"# {title}\n\n{one_line(w.next.reason, 1000)}\n"
+        else:
+            continue
         primary = name
     drafts = [t for t in ended if t.phase == "redactio" and t.ok]
     if drafts:

@@ -36,6 +36,8 @@ class Look(Protocol):
     def documents(self) -> Callable[[list[Any], str], tuple[dict[str, str], str | None]]: ...
     @property
     def coda(self) -> Callable[[], list[str]]: ...
+    @property
+    def extra(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -155,6 +157,7 @@ def debate_json(debate: _Debate, views, status: str, reason: str, events,
         "status": status,
         "reason": reason or None,
         "verdict": look.verdict,
+        **look.extra,
         "quaestio": sanitize(started.quaestio),
         "rounds": started.rounds,
         "participants": [{"name": n, **started.lineup.get(n, {}),
