@@ -11,7 +11,8 @@ import importlib
 from disputatio.protocols.base import Done, Step, TurnSpec  # noqa: F401
 
 KNOWN = {"disputatio": "disputatio.protocols.disputatio",
-         "committee": "disputatio.protocols.committee"}
+         "committee": "disputatio.protocols.committee",
+         "wind-wall-door": "disputatio.protocols.wind_wall_door"}
 
 
 def get(name: str):
