@@ -329,3 +329,16 @@ def test_settings_defaults_cap_and_what_rounds_means():
         c.Config.model_validate({"rounds": 1, "max_round": 3})
     recorded = c.started(c.Config(max_rounds=4, attempts=2))
     assert recorded == {"rounds": 4, "settings": {"max_rounds": 4, "attempts": 2}}
+
+
+@pytest.mark.parametrize("text,status", [
+    ("STATUS: RESOLVED\n\nSpaces.", "RESOLVED"),
+    ("**Status:** needs input\n1. Which CI?", "NEEDS_INPUT"),
+    ("Spaces, as agreed.\n\n```json\n{\"status\": \"needs_input\", \"questions\": [\"?\"]}\n```\n",
+     "NEEDS_INPUT"),
+    ("Prose.\n```json\n{\n  \"status\": \"resolved\",\n  \"findings\": []\n}\n```", "RESOLVED"),
+    ("I think everyone made good points.", "UNCLEAR"),
+    ("status is resolved, as json says: \"status\": \"resolved\"", "UNCLEAR"),
+])
+def test_a_ruling_is_read_from_its_status_line_or_its_findings_block(text, status):
+    assert c.verdict(text) == status

@@ -19,19 +19,23 @@ finished with ``--resume``; ``cancelled`` is the human closing it for good.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from disputatio.events import DebateStarted, EventData, HumanActed
+from disputatio.events import DebateStarted, EventData
 from disputatio.protocols import disputatio as judged
 from disputatio.protocols.base import (
+    ANSWERS_BUDGET,
+    NEEDS_INPUT,
     QUAESTIO_BUDGET,
     RESOLVED,
     RULING_BUDGET,
     TRANSCRIPT_BUDGET,
+    UNCLEAR,
     Ask,
     Done,
     Ending,
@@ -43,11 +47,10 @@ from disputatio.protocols.base import (
     TurnSpec,
     contribution,
     foreign,
-    human_lines,
     human_notes,
     parse_status,
 )
-from disputatio.text import fair_caps, one_line, quote
+from disputatio.text import fair_caps, one_line
 
 PASS = "<PASS/>"
 CLOSE = "close the meeting"
@@ -99,6 +102,11 @@ class State(judged.State):
             settings = event.settings or {}
             self.max_rounds = int(settings.get("max_rounds", event.rounds or 8))
             self.attempts = int(settings.get("attempts", 3))
+
+    def latest_status(self) -> str | None:
+        """The newest ruling's status (its first line), or None before the judge has ruled."""
+        ids = [t for t in self.order if self.turns[t].phase == "respondeo"]
+        return verdict(self.turns[ids[-1]].text) if ids and self.turns[ids[-1]].ok else None
 
 
 def state(events: Iterable[Any]) -> State:
@@ -223,7 +231,7 @@ def next_step(s: State) -> Step | Ask | Done:
 def _round(s: State, m: Meeting) -> Step:
     rnd, pending = m.held, m.pending()
     first = all(x.attempt == 1 for x in pending)
-    notes = tuple(_drop_line(s, x) for x in m.rounds[-2].values()
+    notes = tuple(drop_line(s, x) for x in m.rounds[-2].values()
                   if x.kind == "dropped") if first and rnd > 1 else ()
     turns = tuple(TurnSpec(attempt_id(rnd, x.member, x.attempt), x.member, "participant",
                            PHASE, rnd, "committee", _prompt(s, m, x.member))
@@ -279,10 +287,10 @@ def _seat_lines(s: State, rnd: int, x: Seat, cap: int | None, level: str) -> lis
         return [f"{level} {x.member}, round {rnd}", "", contribution(x.turn, cap), ""]
     if x.kind == "passed":
         return [f"- {x.member} passed in round {rnd}.", ""]
-    return [f"- System: {_drop_line(s, x)}", ""]
+    return [f"- System: {drop_line(s, x)}", ""]
 
 
-def _drop_line(s: State, x: Seat) -> str:
+def drop_line(s: State, x: Seat) -> str:
     t = x.turn
     why = f"{t.failure}: {one_line(t.message or '', 200)}" if t is not None else "no answer"
     tries = f"{x.attempt} failed attempts" if x.attempt > 1 else "a failed attempt"
@@ -306,41 +314,51 @@ def transcript(s: State, m: Meeting, level: str = "###") -> str:
     return "\n".join(lines).strip()
 
 
-# --- the judge, as in the disputatio protocol ------------------------------------------------
+# --- the judge: rulings on the meeting, then the report ------------------------------------
+
+_JSON_STATUS = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*json[ \t]*\n.*?\"status\"\s*:\s*\"(resolved|"
+                          r"needs_input)\".*?^ {0,3}\1[ \t]*$", re.M | re.S | re.I)
+
+
+def verdict(text: str) -> str:
+    """A ruling's status: its ``STATUS:`` first line, else the ``status`` of the fenced
+    ``json`` block a judge asked for findings ends with; anything else is UNCLEAR."""
+    status = parse_status(text)
+    found = _JSON_STATUS.findall(text) if status == UNCLEAR else []
+    return (RESOLVED if found[-1][1].lower() == "resolved" else NEEDS_INPUT) if found else status
+
 
 def _judge(s: State, reason: str) -> Step | Done:
+    """As in the disputatio protocol: a ruling (``STATUS:`` line first), another after each
+    ``--continue``, a report once resolved; with the committee's own prompts."""
     k = len(s.answers) + 1
     rid = judged.respondeo_id(k)
-    quaestio = foreign(s.quaestio, QUAESTIO_BUDGET)
-    record = transcript(s, meeting(s))
+    variables = {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET),
+                 "transcript": transcript(s, meeting(s))}
     if rid not in s.turns:
-        variables = {"quaestio": quaestio, "transcript": record}
-        template = "respondeo"
         if k > 1:
-            template = "continuation"
             variables["ruling"] = contribution(s.turns.get(judged.respondeo_id(k - 1)),
                                                RULING_BUDGET)
             variables["answers"] = "\n\n".join(
-                f"Answer {i}:\n\n{foreign(a, RULING_BUDGET // len(s.answers))}"
+                f"Answer {i}:\n\n{foreign(a, ANSWERS_BUDGET // len(s.answers))}"
                 for i, a in enumerate(s.answers, start=1))
-        assert s.judge is not None
-        return Step("respondeo", (TurnSpec(rid, s.judge, "judge", "respondeo", k, template,
-                                           variables),))
+        template = "committee_continuation" if k > 1 else "committee_respondeo"
+        return Step("respondeo", (TurnSpec(rid, s.judge or "", "judge", "respondeo", k,
+                                           template, variables),))
     ruling = s.turns[rid]
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
                               " once fixed, `disputatio --resume` asks it again")
-    status = parse_status(ruling.text)
+    status = verdict(ruling.text)
     if status != RESOLVED:
         return Done(status.lower(), reason)
     did = judged.redactio_id(k, s.finalizes)
-    if did not in s.turns:
-        return Step("redactio", (TurnSpec(
-            did, s.synthesizer or s.judge or "", "synthesizer", "redactio", k, "redactio",
-            {"quaestio": quaestio, "transcript": record,
-             "ruling": foreign(ruling.text, RULING_BUDGET)}),))
-    if not s.turns[did].ok:
-        draft = s.turns[did]
+    draft = s.turns.get(did)
+    if draft is None:
+        variables["ruling"] = foreign(ruling.text, RULING_BUDGET)
+        return Step("redactio", (TurnSpec(did, s.synthesizer or s.judge or "", "synthesizer",
+                                          "redactio", k, "committee_redactio", variables),))
+    if not draft.ok:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
                               f"{draft.message}); once fixed, `disputatio --resume` asks again")
     return Done("resolved", reason)
@@ -387,111 +405,17 @@ def ending(done: Done, primary: str) -> Ending:
     if done.status in (NO_ACTIVE, "failed"):
         return Ending(True, done.reason)
     if done.status in ("needs_input", "unclear"):
-        return judged.ending(done, primary)
+        what = "needs your input" if done.status == "needs_input" else \
+            "gave a ruling without a clear STATUS line"
+        return Ending(False, f"the judge {what}: read {primary}, then answer with disputatio "
+                             "--continue \"...\"")
     return Ending(False, f"the meeting ended {done.status}: {done.reason}"
                   if done.status in (ALL_PASSED, MAX_ROUNDS, CANCELLED) else "")
 
 
-# --- how its meeting reads --------------------------------------------------------------------
+# --- how its meeting reads (protocols/committee_minutes.py) -----------------------------------
 
 def presentation(s: State) -> Presentation:
-    m = meeting(s)
-    judge_look = judged.presentation(s)
-    drops = {x.turn.turn_id: x for seats in m.rounds for x in seats.values()
-             if x.kind == "dropped" and x.turn is not None}
-    unshown_drops = sorted(drops.values(), key=lambda x: x.turn.round if x.turn else 0)
-    unshown_human = list(s.human)
-    answers = iter(s.answers)
+    from disputatio.protocols import committee_minutes
 
-    def title(t: Turn) -> str:
-        if t.phase != PHASE:
-            return judge_look.title(t)
-        n = _attempt(t)
-        return (f"Round {t.round}" + (f", attempt {n}" if n > 1 else "")
-                + (", passes" if t.ok and is_pass(t.text) else "")
-                + (", dropped" if t.turn_id in drops else ""))
-
-    def due(before: float) -> list[str]:
-        """What happened between rounds and is not shown yet: drops, then the human."""
-        lines: list[str] = []
-        for x in [x for x in unshown_drops if x.turn and x.turn.round < before]:
-            unshown_drops.remove(x)
-            lines += [f"## System, after round {x.turn.round if x.turn else 0}", "",
-                      _drop_line(s, x), ""]
-        acts = [h for h in unshown_human if h.round < before]
-        for h in acts:
-            unshown_human.remove(h)
-        return lines + _human(acts)
-
-    def interlude(t: Turn) -> list[str]:
-        """Before a round, what happened after the one before; before a ruling, the rest and
-        the answers it was given."""
-        lines = due(t.round if t.phase == PHASE else m.held + 1)
-        if t.phase == "respondeo" and t.round > 1:
-            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
-        return lines
-
-    def where(t: Turn) -> str:
-        if t.phase != PHASE:
-            return judge_look.where(t)
-        n = _attempt(t)
-        return f"round {t.round}" + (f" (attempt {n})" if n > 1 else "")
-
-    def order(t: Turn, participants: list[str]) -> tuple:
-        who = participants.index(t.participant) if t.participant in participants \
-            else len(participants)
-        return (t.phase != PHASE, t.round if t.phase == PHASE else 0, _attempt(t), who,
-                t.phase == "redactio", t.round, t.turn_id)
-
-    def documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
-        files, primary = judge_look.documents(ended, header)
-        files["minutes.md"] = header + minutes(s, m)
-        return files, primary or "minutes.md"
-
-    return Presentation(verdict=s.latest_status(), title=title, order=order,
-                        interlude=interlude, where=where, documents=documents,
-                        coda=lambda: due(float("inf")))
-
-
-def _attempt(t: Turn) -> int:
-    tail = t.turn_id.rsplit("/attempt-", 1)
-    return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else 1
-
-
-def _human(actions: list[HumanActed]) -> list[str]:
-    """The human's actions as debate.md shows them, a close of the meeting said as such."""
-    lines: list[str] = []
-    for h in actions:
-        if h.action == "pick" and h.choice == CLOSE:
-            lines += [f"## The human, after round {h.round}", "", "Closes the meeting.", ""]
-        else:
-            lines += human_lines([h])
-    return lines
-
-
-def minutes(s: State, m: Meeting) -> str:
-    """Where every member stood when the meeting ended, then the meeting by round."""
-    lines = ["# Minutes", ""]
-    if m.end:
-        lines += [f"**The meeting ended {m.end}:** {describe(s, m)}.", ""]
-    else:
-        lines += [f"**The meeting has not ended** (round {m.held} of at most "
-                  f"{s.max_rounds}).", ""]
-    lines += ["## Where the members stood", ""]
-    for p in s.participants:
-        mine = [(r, seats[p]) for r, seats in enumerate(m.rounds, start=1) if p in seats]
-        passed = [r for r, x in mine if x.kind == "passed"]
-        spoke = [(r, x) for r, x in mine if x.kind == "spoke"]
-        lines += [f"### {p}", ""]
-        if p in m.dropped:
-            lines += [_drop_line(s, mine[-1][1]), ""]
-        if passed:
-            lines += [f"Passed in round{'s' if len(passed) > 1 else ''} "
-                      f"{', '.join(map(str, passed))}.", ""]
-        if spoke:
-            r, x = spoke[-1]
-            lines += [f"Last contribution (round {r}):", "", contribution(x.turn), ""]
-        else:
-            lines += ["Never spoke.", ""]
-    lines += ["## The meeting", "", transcript(s, m, "###"), ""]
-    return "\n".join(lines)
+    return committee_minutes.presentation(s, meeting(s))

@@ -1,0 +1,144 @@
+"""How a committee meeting reads: ``debate.md``'s titles (rounds, attempts, passes, drops),
+the system lines and the human's actions between rounds, the judge's rulings and report, and
+``minutes.md``, where every member stood when the meeting ended."""
+
+from __future__ import annotations
+
+from disputatio.events import HumanActed
+from disputatio.protocols.base import Presentation, Turn, contribution, human_lines
+from disputatio.protocols.committee import (
+    CLOSE,
+    PHASE,
+    Meeting,
+    State,
+    describe,
+    drop_line,
+    is_pass,
+    transcript,
+)
+from disputatio.text import one_line, quote, sanitize
+
+
+def presentation(s: State, m: Meeting) -> Presentation:
+    drops = {x.turn.turn_id: x for seats in m.rounds for x in seats.values()
+             if x.kind == "dropped" and x.turn is not None}
+    unshown_drops = sorted(drops.values(), key=lambda x: x.turn.round if x.turn else 0)
+    unshown_human = list(s.human)
+    answers = iter(s.answers)
+
+    def title(t: Turn) -> str:
+        if t.phase != PHASE:
+            return _judge_title(t)
+        n = _attempt(t)
+        return (f"Round {t.round}" + (f", attempt {n}" if n > 1 else "")
+                + (", passes" if t.ok and is_pass(t.text) else "")
+                + (", dropped" if t.turn_id in drops else ""))
+
+    def due(before: float) -> list[str]:
+        """What happened between rounds and is not shown yet: drops, then the human."""
+        lines: list[str] = []
+        for x in [x for x in unshown_drops if x.turn and x.turn.round < before]:
+            unshown_drops.remove(x)
+            lines += [f"## System, after round {x.turn.round if x.turn else 0}", "",
+                      drop_line(s, x), ""]
+        acts = [h for h in unshown_human if h.round < before]
+        for h in acts:
+            unshown_human.remove(h)
+        return lines + _human(acts)
+
+    def interlude(t: Turn) -> list[str]:
+        """Before a round, what happened after the one before; before a ruling, the rest and
+        the answers it was given."""
+        lines = due(t.round if t.phase == PHASE else m.held + 1)
+        if t.phase == "respondeo" and t.round > 1:
+            lines += ["## The human's answers", "", quote(next(answers, "").strip()), ""]
+        return lines
+
+    def where(t: Turn) -> str:
+        if t.phase != PHASE:
+            return t.phase
+        n = _attempt(t)
+        return f"round {t.round}" + (f" (attempt {n})" if n > 1 else "")
+
+    def order(t: Turn, participants: list[str]) -> tuple:
+        who = participants.index(t.participant) if t.participant in participants \
+            else len(participants)
+        return (t.phase != PHASE, t.round if t.phase == PHASE else 0, _attempt(t), who,
+                t.phase == "redactio", t.round, t.turn_id)
+
+    def documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
+        files, primary = _rulings(ended, header)
+        files["minutes.md"] = header + minutes(s, m)
+        return files, primary or "minutes.md"
+
+    return Presentation(verdict=s.latest_status(), title=title, order=order,
+                        interlude=interlude, where=where, documents=documents,
+                        coda=lambda: due(float("inf")))
+
+
+def _judge_title(t: Turn) -> str:
+    if t.phase == "respondeo":
+        return "Respondeo" + (f" {t.round}" if t.round > 1 else "")
+    return "Redactio" + (f", re-draft {t.turn_id.rsplit('.', 1)[1]}" if "." in t.turn_id
+                         else "")
+
+
+def _rulings(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
+    """respondeo.md, respondeo-2.md, ... and final-report.md (the latest report drafted), as
+    the disputatio protocol names them; the primary is the report, else the latest ruling."""
+    files: dict[str, str] = {}
+    primary = None
+    for i, t in enumerate([t for t in ended if t.phase == "respondeo"], start=1):
+        primary = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
+        files[primary] = sanitize(t.text) if t.ok else (
+            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: "
+            f"{one_line(t.message or '')}\n")
+    drafts = [t for t in ended if t.phase == "redactio" and t.ok]
+    if drafts:
+        primary = "final-report.md"
+        files[primary] = header + sanitize(drafts[-1].text).strip() + "\n"
+    return files, primary
+
+
+def _attempt(t: Turn) -> int:
+    tail = t.turn_id.rsplit("/attempt-", 1)
+    return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else 1
+
+
+def _human(actions: list[HumanActed]) -> list[str]:
+    """The human's actions as debate.md shows them, a close of the meeting said as such."""
+    lines: list[str] = []
+    for h in actions:
+        if h.action == "pick" and h.choice == CLOSE:
+            lines += [f"## The human, after round {h.round}", "", "Closes the meeting.", ""]
+        else:
+            lines += human_lines([h])
+    return lines
+
+
+def minutes(s: State, m: Meeting) -> str:
+    """Where every member stood when the meeting ended, then the meeting by round."""
+    lines = ["# Minutes", ""]
+    if m.end:
+        lines += [f"**The meeting ended {m.end}:** {describe(s, m)}.", ""]
+    else:
+        lines += [f"**The meeting has not ended** (round {m.held} of at most "
+                  f"{s.max_rounds}).", ""]
+    lines += ["## Where the members stood", ""]
+    for p in s.participants:
+        mine = [(r, seats[p]) for r, seats in enumerate(m.rounds, start=1) if p in seats]
+        passed = [r for r, x in mine if x.kind == "passed"]
+        spoke = [(r, x) for r, x in mine if x.kind == "spoke"]
+        lines += [f"### {p}", ""]
+        if p in m.dropped:
+            lines += [drop_line(s, mine[-1][1]), ""]
+        if passed:
+            lines += [f"Passed in round{'s' if len(passed) > 1 else ''} "
+                      f"{', '.join(map(str, passed))}.", ""]
+        if spoke:
+            r, x = spoke[-1]
+            lines += [f"Last contribution (round {r}):", "", contribution(x.turn), ""]
+        else:
+            lines += ["Never spoke.", ""]
+    lines += ["## The meeting", "", transcript(s, m, "###"), ""]
+    return "\n".join(lines)
