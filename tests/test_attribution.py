@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from support import run_cli, write_config
+from support import invoke, write_config
 
 # names that collapse to one another when characters a file name cannot hold are replaced
 NAMES = ["x y", "x--y", "x/y", "x\\y", "X Y", "x:y", "ÿ ü", "Ÿ Ü", "x/../y", ".x"]
@@ -19,7 +19,7 @@ def test_answers_are_credited_to_their_authors(home):
                              "argv": ["sh", "-c", 'printf "%s" "$WHO"'],
                              "env": {"WHO": said}})
     cfg = write_config(home / "lineup.yaml", participants, rounds=0)
-    res = run_cli("--config", str(cfg), "--quiet", "Who said what?", cwd=home)
+    res = invoke("--config", str(cfg), "--quiet", "Who said what?", cwd=home)
     assert res.returncode == 0, res.stderr
     debate = next((home / ".debate").glob("debate-*"))
     turns = {t["turn_id"]: t for t in json.loads((debate / "debate.json").read_text())["turns"]}

@@ -9,7 +9,7 @@ import re
 
 from disputatio.engine import ANSWER_LIMIT
 from disputatio.protocols.base import QUAESTIO_BUDGET, RULING_BUDGET, TRANSCRIPT_BUDGET
-from support import run_cli, sim, write_config
+from support import invoke, sim, write_config
 
 CODEX_PROMPT_LIMIT = 1_048_576
 
@@ -23,7 +23,7 @@ def _big(name: str, mb: int) -> dict:
 def test_a_50_mb_answer_is_cut_visibly_and_prompts_stay_bounded(home):
     cfg = write_config(home / "d.yaml", [_big("huge", 50), _big("large", 2), sim("small")],
                        rounds=1)
-    r = run_cli("q", "--config", str(cfg), cwd=home, timeout=300)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = (home / r.stdout.strip()).parent
     events = [json.loads(x) for x in (folder / "events.jsonl").read_text().splitlines()]

@@ -8,16 +8,14 @@ question and a command name can be confused.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from disputatio import adapters, ledger, protocols
-from support import run_cli, sim, write_config
+from support import invoke, sim, write_config
 
 JUDGE = {"adapter": "simulated", "name": "judge", "model": "judge"}
 
@@ -26,7 +24,7 @@ def _debate(home: Path, **judge_env) -> Path:
     """A finished two-participant debate in ``home``; its folder."""
     judge = {**JUDGE, "env": judge_env} if judge_env else JUDGE
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    r = run_cli("q", "--config", str(cfg), "-q", cwd=home)
+    r = invoke("q", "--config", str(cfg), "-q", cwd=home)
     return Path(r.stdout.strip()).parent
 
 
@@ -69,7 +67,7 @@ def _result(home: Path, args: list[str]) -> tuple:
         return ledger.load(found[-1]) if found else []
 
     before = len(events())
-    r = run_cli(*args, cwd=home)
+    r = invoke(*args, cwd=home)
 
     def plain(text: str) -> str:
         text = text.replace(str(home), "<home>")
@@ -105,17 +103,16 @@ def test_a_command_and_its_old_flag_do_the_same(home, case):
         assert "all 4 CLIs healthy" in stderr and stderr.count("✓ ") == 4
 
 
-def test_init_and_its_old_flag_do_the_same(home, tmp_path):
+def test_init_and_its_old_flag_do_the_same(home, tmp_path, monkeypatch):
     """No CLI anywhere: both spellings say so per CLI and write nothing."""
-    script = ("import sys; from disputatio import doctor; doctor.USUAL_DIRS = (); "
-              "from disputatio.cli import main; sys.argv[0] = 'disputatio'; main()")
+    from disputatio import doctor
+
+    monkeypatch.setattr(doctor, "USUAL_DIRS", ())
     empty = tmp_path / "no-clis"
     empty.mkdir()
     outs = []
     for args in (["--init"], ["init"]):
-        r = subprocess.run([sys.executable, "-c", script, *args], cwd=home, capture_output=True,
-                           text=True, timeout=60, env={**os.environ, "PATH": str(empty)},
-                           stdin=subprocess.DEVNULL)
+        r = invoke(*args, cwd=home, env={"PATH": str(empty)})
         outs.append((r.returncode, r.stdout, r.stderr))
     assert outs[0] == outs[1]
     code, stdout, stderr = outs[1]
@@ -128,7 +125,7 @@ def test_init_and_its_old_flag_do_the_same(home, tmp_path):
 
 
 def test_protocols_lists_each_protocol_on_one_line(home):
-    r = run_cli("protocols", cwd=home)
+    r = invoke("protocols", cwd=home)
     assert (r.returncode, r.stderr) == (0, "")
     lines = r.stdout.splitlines()
     assert [line.split()[0] for line in lines] == list(protocols.KNOWN)
@@ -136,16 +133,16 @@ def test_protocols_lists_each_protocol_on_one_line(home):
 
 
 def test_protocol_is_recorded_and_an_unknown_one_refused(home):
-    r = run_cli("run", "--demo", "-q", "--protocol", "disputatio", "Q?", cwd=home)
+    r = invoke("run", "--demo", "-q", "--protocol", "disputatio", "Q?", cwd=home)
     assert r.returncode == 0, r.stderr
     assert ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")[0].data["protocol"] == \
         "disputatio"
     for args in (["run", "--demo", "--protocol", "nope"], ["--demo", "--protocol", "nope"]):
-        r = run_cli(*args, cwd=home)
+        r = invoke(*args, cwd=home)
         assert (r.returncode, r.stdout) == (2, "")
         assert r.stderr == ("error: no protocol named 'nope'; the protocols are disputatio "
                             "(see disputatio protocols)\n")
-    r = run_cli("--verify", "--protocol", "disputatio", cwd=home)
+    r = invoke("--verify", "--protocol", "disputatio", cwd=home)
     assert (r.returncode, r.stderr) == (2, "error: --protocol cannot be used with --verify\n")
 
 
@@ -155,24 +152,24 @@ def test_a_quaestio_that_is_a_command_name(home, tmp_path):
     user.parent.mkdir(parents=True)
     write_config(user, [sim("a"), sim("b")], rounds=0)
     for args in (["run", "verify", "-q"], ["--", "verify"]):
-        r = run_cli(*args, cwd=home)
+        r = invoke(*args, cwd=home)
         assert r.returncode == 0, (args, r.stderr)
         events = ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")
         assert events[0].data["quaestio"] == "verify", args
     debates = sorted((home / ".debate").glob("debate-*"))
-    r = run_cli("verify", cwd=home)
+    r = invoke("verify", cwd=home)
     assert (r.returncode, r.stdout) == (0, "") and r.stderr.startswith("ok ")
     assert sorted((home / ".debate").glob("debate-*")) == debates
 
 
 def test_completion_scripts_and_completions(home):
-    r = run_cli("--show-completion", "bash", cwd=home)
+    r = invoke("--show-completion", "bash", cwd=home)
     assert r.returncode == 0 and "complete " in r.stdout and "_DISPUTATIO_COMPLETE" in r.stdout
 
     def complete(words: str) -> list[str]:
         env = {"_DISPUTATIO_COMPLETE": "complete_bash", "COMP_WORDS": words,
                "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
-        out = run_cli(cwd=home, env=env)
+        out = invoke(cwd=home, env=env)
         assert out.returncode == 0, out.stderr
         return out.stdout.split()
 

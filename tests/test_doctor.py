@@ -7,7 +7,6 @@ writes (or refuses to write) must hold without any account or network.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import signal
@@ -17,20 +16,16 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 import yaml
 
 from disputatio import ledger
 from disputatio.config import DebateConfig
-from support import ROOT, run_cli, sim, write_config
+from support import ROOT, config_file, invoke, run_init, sim, write_config
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
 LINE = re.compile(r"^([✓✗]) (\S+) \((\S+), (\S+) ([^)]*)\): (.*)$")
 
-# ``--init`` in a subprocess whose find_binary sees only $HOME-relative install dirs, so a
-# real CLI in /usr/local/bin (or /opt/homebrew/bin) cannot leak into the test
-INIT = ("import sys; from disputatio import doctor; "
-        "doctor.USUAL_DIRS = tuple(d for d in doctor.USUAL_DIRS if d.startswith('~')); "
-        "from disputatio.cli import main; sys.argv[0] = 'disputatio'; main()")
 
 
 def lines(stderr: str) -> list[tuple[str, str, str]]:
@@ -90,7 +85,7 @@ def calls(script: Path) -> list[dict]:
 
 def test_doctor_healthy_lineup_exits_0(home):
     cfg = write_config(home / "c.yaml", [sim("a"), sim("b")])
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     assert r.stdout == ""
     assert [(m, n) for m, n, _ in lines(r.stderr)] == [("✓", "a"), ("✓", "b"), ("✓", "judge")]
@@ -100,7 +95,7 @@ def test_doctor_healthy_lineup_exits_0(home):
 
 
 def test_doctor_demo_lineup(home):
-    r = run_cli("--doctor", "--demo", cwd=home)
+    r = invoke("--doctor", "--demo", cwd=home)
     assert r.returncode == 0, r.stderr
     assert [n for _, n, _ in lines(r.stderr)] == ["advocate", "skeptic", "pragmatist", "judge"]
 
@@ -110,7 +105,7 @@ def test_doctor_names_each_failure_in_the_clis_words(home):
         sim("a"), sim("broken", DISPUTATIO_SIM_FAIL=1),
         {"adapter": "claude", "name": "gone", "bin": "/nonexistent/claude"},
     ])
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)
     assert r.returncode == 1, r.stderr
     assert r.stdout == ""
     got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
@@ -125,7 +120,7 @@ def test_doctor_names_each_failure_in_the_clis_words(home):
 
 def test_doctor_canary_times_out(home):
     cfg = write_config(home / "c.yaml", [sim("a"), sim("stuck", DISPUTATIO_SIM_HANG=1)])
-    r = run_cli("--doctor", "--config", str(cfg), "--timeout", "0.02", cwd=home, timeout=60)
+    r = invoke("--doctor", "--config", str(cfg), "--timeout", "0.02", cwd=home)
     assert r.returncode == 1, r.stderr
     got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
     assert got["stuck"][0] == "✗" and got["stuck"][1].startswith("timeout: no answer within")
@@ -135,7 +130,7 @@ def test_doctor_canary_times_out(home):
 def test_doctor_real_adapter_through_a_fake_cli(home, tmp_path):
     claude = fake_claude(tmp_path / "bin" / "claude")
     cfg = write_config(home / "c.yaml", [{"adapter": "claude", "bin": str(claude)}, sim("b")])
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     assert "✓ claude (Anthropic, claude 2.1.197): ok in" in r.stderr
     assert "warning:" not in r.stderr  # the tested version: no drift warning
@@ -148,30 +143,12 @@ def test_doctor_reads_copilots_version_without_its_full_stop(home, tmp_path):
                        "GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.",
                        "copilot/success.stdout")
     cfg = write_config(home / "c.yaml", [{"adapter": "copilot", "bin": str(copilot)}, sim("b")])
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     assert "(GitHub, copilot 1.0.102): ok" in r.stderr and "warning:" not in r.stderr
 
 
 # --- --init ------------------------------------------------------------------------------
-
-def run_init(tmp_path: Path, bindir: Path, *args: str,
-             env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``disputatio --init`` with PATH = ``bindir`` only, HOME and XDG_CONFIG_HOME in tmp."""
-    extra = env or {}
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DISPUTATIO_"))}
-    env.update(PATH=str(bindir), HOME=str(tmp_path / "home"),
-               XDG_CONFIG_HOME=str(tmp_path / "xdg"), **extra)
-    bindir.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return subprocess.run([sys.executable, "-c", INIT, "--init", *args], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
-
-
-def config_file(tmp_path: Path) -> Path:
-    return tmp_path / "xdg" / "disputatio" / "config.yaml"
-
 
 def test_init_writes_the_clis_that_answered(tmp_path):
     bindir = tmp_path / "bin"
@@ -297,7 +274,7 @@ def test_the_version_probe_of_a_debate_runs_outside_the_repository(home, tmp_pat
                            "claude/success.stdout")
     cfg = write_config(home / "c.yaml", [{"adapter": "claude", "bin": str(claude)}, sim("b")],
                        rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = next((home / ".debate").glob("debate-*"))
     [turn] = [e.data for e in ledger.load(folder / "events.jsonl")
@@ -313,7 +290,7 @@ def test_doctor_runs_probe_and_canary_outside_the_repository(home, tmp_path):
     claude = repo_sentinel(tmp_path / "bin" / "claude", home, "2.1.197 (Claude Code)",
                            "claude/success.stdout")
     cfg = write_config(home / "c.yaml", [{"adapter": "claude", "bin": str(claude)}, sim("b")])
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home,
+    r = invoke("--doctor", "--config", str(cfg), cwd=home,
                 env={"GIT_DIR": str(home / ".git"), "GIT_WORK_TREE": str(home)})
     assert r.returncode == 0, r.stderr
     assert "✓ claude (Anthropic, claude 2.1.197): ok in" in r.stderr
@@ -372,7 +349,7 @@ def test_doctor_reports_a_cli_that_only_reconnects_within_seconds(home, tmp_path
     codex = reconnecting_codex(tmp_path / "offline" / "codex")
     cfg = write_config(home / "c.yaml", [{"adapter": "codex", "bin": str(codex)}, sim("b")])
     started = time.monotonic()
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home, timeout=60)  # canary timeout 90 s
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)  # canary timeout 90 s
     seconds = time.monotonic() - started
     assert r.returncode == 1, r.stderr
     got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
@@ -390,7 +367,7 @@ def test_doctor_reports_a_cli_that_only_reconnects_within_seconds(home, tmp_path
 def test_doctor_checks_a_lineup_without_a_judge(home):
     path = home / "alone.yaml"
     path.write_text(yaml.safe_dump({"participants": [sim("a"), sim("b")]}))
-    r = run_cli("--doctor", "--config", str(path), cwd=home)
+    r = invoke("--doctor", "--config", str(path), cwd=home)
     assert r.returncode == 0, r.stderr
     assert [(m, n) for m, n, _ in lines(r.stderr)] == [("✓", "a"), ("✓", "b")]
     assert "all 2 CLIs healthy" in r.stderr
@@ -398,6 +375,7 @@ def test_doctor_checks_a_lineup_without_a_judge(home):
 
 # --- Ctrl-C ------------------------------------------------------------------------------
 
+@pytest.mark.process
 def test_ctrl_c_ends_every_canary_at_once(home):
     """The canaries run in sessions of their own, out of reach of the terminal's Ctrl-C: the
     doctor must end them itself instead of waiting out their timeout."""
@@ -443,7 +421,7 @@ def test_each_command_and_each_name_gets_its_own_canary(home):
         command("x_y", "echo broken >&2; exit 3"),
         command("..", "test -z \"$(ls -A)\" || { echo crowded >&2; exit 4; }; echo alone"),
     ], judge=command("judge", "echo ruled"))
-    r = run_cli("--doctor", "--config", str(cfg), cwd=home)
+    r = invoke("--doctor", "--config", str(cfg), cwd=home)
     got = {n: (m, rest) for m, n, rest in lines(r.stderr)}
     assert sorted(got) == ["..", "judge", "x/y", "x_y"], r.stderr
     assert got["x_y"] == ("✗", "api_error: broken"), r.stderr

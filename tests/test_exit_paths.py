@@ -29,6 +29,8 @@ from support import (
 )
 from support.box import events, final_report, start, turns
 
+pytestmark = pytest.mark.process  # disputatio as its own process, ended every way it can be
+
 
 def cli(b, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     cwd.mkdir(exist_ok=True)

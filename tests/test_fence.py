@@ -24,18 +24,29 @@ from disputatio.adapters.fence import StateDir
 from support import (
     AGENT,
     MARKER_VAR,
+    config_file,
     gone,
+    invoke,
     kill_survivors,
     make_repo,
     marked_processes,
     run_cli,
+    run_init,
     wait_for,
     write_config,
 )
+from support.captures import FIX
 
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
-needs_fence = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
+
+
+def needs_fence(test):
+    """Agents in the fence, as real processes: the process tier, skipped (saying why) where this
+    machine has no fence."""
+    skip = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
+    return pytest.mark.process(skip(test))
+
 
 # A test suite as an agent runs it: it writes wherever tests write and reports each outcome.
 SUITE = textwrap.dedent('''\
@@ -147,7 +158,7 @@ def _only(tmp_path: Path, *names: str) -> str:
 
 
 def test_without_bwrap_the_debate_runs_unfenced_and_says_so_everywhere(home, tmp_path):
-    r = run_cli("Q?", "--demo", "--rounds", "0", "-q", cwd=home,
+    r = invoke("Q?", "--demo", "--rounds", "0", "-q", cwd=home,
                 env={"PATH": _only(tmp_path, "git")})
     assert r.returncode == 0, r.stderr
     reason = "bwrap (bubblewrap) is not on PATH; install the bubblewrap package"
@@ -167,7 +178,7 @@ def test_a_bwrap_that_cannot_make_a_sandbox_is_no_fence_and_says_why(home, tmp_p
     fake.write_text("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'bubblewrap 0.8.0'; exit 0; }\n"
                     "echo 'bwrap: No permissions to create a new namespace' >&2; exit 1\n")
     fake.chmod(0o755)
-    r = run_cli("Q?", "--demo", "--rounds", "0", "-q", cwd=home, env={"PATH": path})
+    r = invoke("Q?", "--demo", "--rounds", "0", "-q", cwd=home, env={"PATH": path})
     assert r.returncode == 0, r.stderr
     reason = ("bwrap cannot make a sandbox here: bwrap: No permissions to create a new "
               "namespace")
@@ -177,7 +188,7 @@ def test_a_bwrap_that_cannot_make_a_sandbox_is_no_fence_and_says_why(home, tmp_p
 
 
 def test_require_without_bwrap_refuses_before_anything_is_made(home, tmp_path):
-    r = run_cli("Q?", "--demo", "--fence", "require", cwd=home,
+    r = invoke("Q?", "--demo", "--fence", "require", cwd=home,
                 env={"PATH": _only(tmp_path, "git")})
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == ("error: the write fence is required but unavailable: bwrap (bubblewrap) "
@@ -188,7 +199,7 @@ def test_require_without_bwrap_refuses_before_anything_is_made(home, tmp_path):
 def test_require_in_the_config_file_is_refused_too(home, tmp_path):
     cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
                                          {"adapter": "simulated", "name": "b"}], fence="require")
-    r = run_cli("Q?", "--config", str(cfg), cwd=home, env={"PATH": _only(tmp_path, "git")})
+    r = invoke("Q?", "--config", str(cfg), cwd=home, env={"PATH": _only(tmp_path, "git")})
     assert r.returncode == 2 and "the write fence is required but unavailable" in r.stderr
     assert not (home / ".debate").exists()
 
@@ -196,13 +207,13 @@ def test_require_in_the_config_file_is_refused_too(home, tmp_path):
 def test_a_bad_fence_in_the_config_is_a_config_error(home):
     cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
                                          {"adapter": "simulated", "name": "b"}], fence="always")
-    r = run_cli("Q?", "--config", str(cfg), cwd=home)
+    r = invoke("Q?", "--config", str(cfg), cwd=home)
     assert r.returncode == 2 and r.stderr.startswith(f"error: {cfg}:") and "fence" in r.stderr
     assert len(r.stderr.splitlines()) == 1 and not (home / ".debate").exists()
 
 
 def test_fence_is_refused_where_no_agent_would_run(home):
-    r = run_cli("--verify", "--fence", "off", cwd=home)
+    r = invoke("--verify", "--fence", "off", cwd=home)
     assert (r.returncode, r.stderr) == (2, "error: --fence cannot be used with --verify\n")
 
 
@@ -212,29 +223,29 @@ def test_continue_chooses_its_own_fence_and_records_it(home, tmp_path):
     cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
                                          {"adapter": "simulated", "name": "b"}], judge,
                        rounds=0)
-    r = run_cli("Q?", "--config", str(cfg), "-q", "--fence", "off", cwd=home)
+    r = invoke("Q?", "--config", str(cfg), "-q", "--fence", "off", cwd=home)
     assert r.returncode == 0, r.stderr
     events = Path(r.stdout.strip()).parent / "events.jsonl"
     before = events.read_bytes()
-    r = run_cli("--continue", "yes", "--fence", "require", cwd=home,
+    r = invoke("--continue", "yes", "--fence", "require", cwd=home,
                 env={"PATH": _only(tmp_path, "git")})
     assert r.returncode == 2 and "the write fence is required but unavailable" in r.stderr
     assert events.read_bytes() == before  # refused before anything was appended
-    r = run_cli("--continue", "yes", "-q", cwd=home)
+    r = invoke("--continue", "yes", "-q", cwd=home)
     assert r.returncode == 0, r.stderr
     given = [e for e in ledger.load(events) if e.type == "answers_given"]
     assert [e.data.get("fence") for e in given] == [HERE.mechanism if HERE.on else "none"]
 
 
 def test_fence_off_runs_without_and_records_it(home):
-    r = run_cli("Q?", "--demo", "--rounds", "0", "-q", "--fence", "off", cwd=home)
+    r = invoke("Q?", "--demo", "--rounds", "0", "-q", "--fence", "off", cwd=home)
     assert (r.returncode, r.stderr) == (0, "")  # the user's choice: recorded, not warned about
     started = ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")[0].data
     assert started["fence"] == "none" and started["fence_reason"].startswith("turned off")
 
 
 def test_an_unknown_fence_mode_is_one_line_and_exit_2(home):
-    r = run_cli("Q?", "--demo", "--fence", "maybe", cwd=home)
+    r = invoke("Q?", "--demo", "--fence", "maybe", cwd=home)
     assert (r.returncode, r.stderr) == (2, "error: --fence must be auto, require or off, "
                                            "not 'maybe'\n")
 
@@ -447,7 +458,7 @@ def test_the_doctor_canary_reports_a_state_dir_that_opens_the_home(var_home, tmp
 
 
 def test_the_doctor_says_which_fence_it_checked(home):
-    r = run_cli("--doctor", "--demo", cwd=home)
+    r = invoke("--doctor", "--demo", cwd=home)
     assert r.returncode == 0, r.stderr
     if HERE.on:
         assert f"write fence: {HERE.mechanism})" in r.stderr
@@ -458,11 +469,9 @@ def test_the_doctor_says_which_fence_it_checked(home):
 
 def _printing_cli(path: Path, version: str, capture: str) -> None:
     """A stand-in for a real CLI that writes nothing anywhere: a version, or a real capture."""
-    from test_doctor import CAPTURES
-
     path.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\n"
                     f"print({version!r}) if '--version' in sys.argv else "
-                    f"sys.stdout.write(open({str(CAPTURES / capture)!r}).read())\n")
+                    f"sys.stdout.write(open({str(FIX / capture)!r}).read())\n")
     path.chmod(0o755)
 
 
@@ -471,8 +480,6 @@ def test_init_requires_the_fence_once_it_held_around_every_cli(tmp_path, with_bw
     if with_bwrap and not HERE.on:
         pytest.skip(f"no write fence here: {HERE.reason}")
     import yaml
-
-    from test_doctor import config_file, run_init
 
     bindir = tmp_path / "bin"
     bindir.mkdir()

@@ -23,6 +23,7 @@ from support import MARKER_VAR, git, gone, kill_survivors, make_repo, run_cli, w
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
 needs_fence = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
+pytestmark = pytest.mark.process  # agents in the fence, as real processes
 
 
 def sh(tmp_path: Path, script: str, env: dict, **kw):

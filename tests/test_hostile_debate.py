@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from disputatio import ledger
-from support import FAKES, MARKER_VAR, gone, hostile, kill_survivors, run_cli, write_config
+from support import FAKES, MARKER_VAR, gone, hostile, invoke, kill_survivors, run_cli, write_config
 from support.hostile import HOSTILE, assert_untouched, user_digest
 
 world = hostile.world  # the user's repository with everything worth protecting (a fixture)
@@ -27,6 +27,7 @@ def command(script: Path, name: str | None = None, **env) -> dict:
 
 
 @pytest.mark.parametrize("include_uncommitted", [False, True], ids=["head", "uncommitted"])
+@pytest.mark.process
 def test_a_debate_of_hostile_agents_leaves_the_user_repo_untouched(home, world,
                                                                    include_uncommitted):
     assert len(HOSTILE) >= 6
@@ -107,7 +108,7 @@ def test_a_bad_repo_is_one_line_exit_2_and_nothing_is_created(home, tmp_path, ma
     tmp.mkdir()
     cfg = write_config(home / "d.yaml", [{"adapter": "simulated", "name": "a"},
                                          {"adapter": "simulated", "name": "b"}])
-    r = run_cli("q", "--repo", str(repo), "--config", str(cfg), cwd=home,
+    r = invoke("q", "--repo", str(repo), "--config", str(cfg), cwd=home,
                 env={"TMPDIR": str(tmp), "GIT_CEILING_DIRECTORIES": str(tmp_path)})
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr.splitlines() == [f"error: {repo}: {says}"]

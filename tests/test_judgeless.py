@@ -7,7 +7,7 @@ import json
 
 import yaml
 
-from support import run_cli, sim
+from support import invoke, sim
 
 
 def _lineup(home):
@@ -17,7 +17,7 @@ def _lineup(home):
 
 
 def test_a_debate_without_a_judge_ends_after_the_reactions(home):
-    r = run_cli("q", "--config", str(_lineup(home)), cwd=home)
+    r = invoke("q", "--config", str(_lineup(home)), cwd=home)
     assert r.returncode == 0, r.stderr
     primary = home / r.stdout.strip()
     assert primary.name == "debate.md"
@@ -30,10 +30,10 @@ def test_a_debate_without_a_judge_ends_after_the_reactions(home):
 
     for args, why in ((["--continue", "yes"], "no questions to answer"),
                       (["--finalize"], "no ruling to draft a report from")):
-        r2 = run_cli(*args, cwd=home)
+        r2 = invoke(*args, cwd=home)
         assert r2.returncode == 2, r2.stderr
         assert why in r2.stderr and r2.stderr.count("\n") == 1
-    r3 = run_cli("--resume", cwd=home)
+    r3 = invoke("--resume", cwd=home)
     assert r3.returncode == 0
     assert "nothing to resume: the debate has ended (debated)" in r3.stderr
-    assert run_cli("--verify", cwd=home).returncode == 0
+    assert invoke("--verify", cwd=home).returncode == 0

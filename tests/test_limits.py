@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from disputatio import ledger
-from support import run_cli, sim, write_config
+import pytest
 
-AGENT = [sys.executable, str(Path(__file__).parent / "fakes" / "agent.py")]
+from disputatio import ledger
+from support import AGENT, invoke, run_cli, sim, write_config
+
 # A fake agent that logs "start|end <name> <monotonic ns>" to $LOG (one write each, O_APPEND:
 # lines from agents running at once do not mix). With $FAIL_ONCE it fails the first time; with
 # $WAIT_FOR=N it answers only once N agents have started (so it needs N running at once); with
@@ -98,11 +99,12 @@ def the_debate(home: Path) -> Path:
     return folder
 
 
+@pytest.mark.process
 def test_each_seat_runs_under_its_own_timeout(home):
     """The debate's timeout is the default; a seat's own timeout_minutes replaces it. `slow`
     (the default, 0.6 s) times out; `patient` (its own minute) is still running then, and
     answers only after slow's timeout is in the ledger."""
-    slow = {"adapter": "command", "name": "slow", "argv": AGENT,
+    slow = {"adapter": "command", "name": "slow", "argv": list(AGENT),
             "env": {"FAKE_HANG": "1", "FAKE_IGNORE_TERM": "1"}}
     patient = {**logging_agent(home, "patient", WAIT_TURN="slow"), "timeout_minutes": 1}
     cfg = write_config(home / "d.yaml", [slow, patient, {**sim("third"), "timeout_minutes": 1}],
@@ -126,10 +128,10 @@ def test_max_parallel_one_runs_one_agent_at_a_time_also_on_resume(home):
     so it aborts) and the --resume that retries them both run one agent at a time."""
     people = [logging_agent(home, n, FAIL_ONCE=str(home / f"failed-{n}")) for n in "abc"]
     cfg = write_config(home / "d.yaml", people, rounds=1)
-    r = run_cli("q", "--config", str(cfg), "--max-parallel", "1", cwd=home)
+    r = invoke("q", "--config", str(cfg), "--max-parallel", "1", cwd=home)
     assert r.returncode == 1 and "proposal" in r.stderr, r.stderr
     folder = the_debate(home)
-    r = run_cli("--resume", "--debate", str(folder), cwd=home)
+    r = invoke("--resume", "--debate", str(folder), cwd=home)
     assert r.returncode == 0, r.stderr
     events = ledger.load(folder / "events.jsonl")
     assert events[0].data["max_parallel"] == 1
@@ -145,7 +147,7 @@ def test_max_parallel_caps_a_step_without_serialising_it(home):
     only finish if two run at once, and the cap keeps the third waiting."""
     people = [logging_agent(home, n, WAIT_FOR="2") for n in "abc"]
     cfg = write_config(home / "d.yaml", people, rounds=0, max_parallel=2)
-    r = run_cli("q", "--config", str(cfg), cwd=home, timeout=60)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     assert most_at_once(intervals(home)) == 2
     events = ledger.load(the_debate(home) / "events.jsonl")

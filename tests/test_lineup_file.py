@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from support import run_cli, sim, write_config
+from support import invoke, sim, write_config
 
 
 @pytest.mark.parametrize("edit, what", [
@@ -21,7 +21,7 @@ def test_an_edited_lineup_that_cannot_run_is_one_line_and_exit_2(home, edit, wha
     failing = sim("b", DISPUTATIO_SIM_FAIL=1)
     cfg = write_config(home / "d.yaml", [sim("a"), failing, sim("c", DISPUTATIO_SIM_FAIL=1)],
                        rounds=0)
-    r = run_cli("q", "--config", str(cfg), "-q", cwd=home)
+    r = invoke("q", "--config", str(cfg), "-q", cwd=home)
     assert r.returncode == 1, r.stderr
     folder = next((home / ".debate").glob("debate-*"))
     path = folder / "lineup.json"
@@ -30,7 +30,7 @@ def test_an_edited_lineup_that_cannot_run_is_one_line_and_exit_2(home, edit, wha
     path.write_text(json.dumps(lineup))
     before = (folder / "events.jsonl").read_bytes()
 
-    r = run_cli("--resume", "-q", cwd=home)
+    r = invoke("--resume", "-q", cwd=home)
     assert r.returncode == 2 and r.stdout == "", r.stderr
     said = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
     assert len(said) == 1 and said[0].startswith(f"error: {path}: "), r.stderr

@@ -49,6 +49,7 @@ def running(cwd: Path, turn_id: str) -> bool:
     return turn_id in turns(evs, "turn_started") and turn_id not in turns(evs)
 
 
+@pytest.mark.process
 def test_resume_and_continue_are_refused_while_the_debate_runs(box, tmp_path):
     go = tmp_path / "go"
     cfg = write_config(tmp_path / "d.yaml", [sim("a"), fake("waiter", hang_until=go)],
@@ -72,6 +73,7 @@ def test_resume_and_continue_are_refused_while_the_debate_runs(box, tmp_path):
     assert not any(e.type in ("resumed", "answers_given", "finalize_requested") for e in evs)
 
 
+@pytest.mark.process
 def test_two_continues_at_once_one_is_refused(box, tmp_path):
     go = tmp_path / "go"
     go.touch()  # the judge answers at once the first time, without a STATUS line: UNCLEAR
@@ -94,6 +96,7 @@ def test_two_continues_at_once_one_is_refused(box, tmp_path):
     assert [e.data["answers"] for e in evs if e.type == "answers_given"] == ["first answers"]
 
 
+@pytest.mark.process
 def test_a_lock_left_by_kill_9_does_not_block_resume(box, tmp_path):
     """The kernel drops the lock with its holder's last descriptor; an agent's grandchild that
     outlives the kill does not hold it (the descriptor is not inherited)."""

@@ -188,14 +188,14 @@ def test_the_one_line_summary_and_the_artifacts_mark_unknown_tokens(home):
     """A CLI that reports no tokens (a ``command`` participant) next to one that does."""
     import json
 
-    from support import run_cli, sim, write_config
+    from support import invoke, sim, write_config
 
     agent = home / "answer.sh"
     agent.write_text("#!/bin/sh\ncat >/dev/null\necho 'an answer without usage'\n")
     agent.chmod(0o755)
     plain = {"adapter": "command", "name": "plain", "argv": [str(agent)]}
     cfg = write_config(home / "d.yaml", [plain, sim("b")], rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = Path(r.stdout.strip()).parent
     summary_line = r.stderr.strip().splitlines()[-1]

@@ -14,7 +14,7 @@ import pytest
 
 from disputatio import ledger
 from disputatio.workspace import WorkspaceError, Workspaces, open_snapshot
-from support import git, isolate_git, run_cli, tree_digest, write, write_config
+from support import git, invoke, isolate_git, tree_digest, write, write_config
 
 POINTER = ("version https://git-lfs.github.com/spec/v1\n"
            "oid sha256:{}\n"
@@ -219,7 +219,7 @@ def test_a_debate_on_a_filtered_repository(home, world, include_uncommitted):
     reader = {"adapter": "command", "argv": ["sh", "-c", "sed -n 2p model.bin"]}
     cfg = write_config(home / "d.yaml", [reader | {"name": "a"}, reader | {"name": "b"}])
     flags = ["--include-uncommitted"] if include_uncommitted else []
-    r = run_cli("Review this", "--repo", str(world["repo"]), "--config", str(cfg), "-q",
+    r = invoke("Review this", "--repo", str(world["repo"]), "--config", str(cfg), "-q",
                 *flags, cwd=home, env={"TMPDIR": str(world["tmp"])})
     assert r.returncode == 0, r.stderr
     events = ledger.load(Path(r.stdout.strip()).parent / "events.jsonl")

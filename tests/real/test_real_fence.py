@@ -383,7 +383,7 @@ def test_claude_refuses_each_listed_escape_and_runs_each_listed_read(real_clis, 
                                                                       tmp_path, fence):
     """The real binary against the model of its rule matching that the unit tests use
     (tests/test_adapter_claude.py): every escape listed there is refused, every read runs."""
-    from test_adapter_claude import ESCAPES, READS
+    from support.claude_commands import ESCAPES, READS
 
     commands = [*ESCAPES, *READS]
     calls = tuple(ToolCall("Bash", {"command": c, "description": "x"}) for c in commands)

@@ -2,7 +2,17 @@
 git repositories, the fake agents and the processes they leave, recorded CLI output. Test
 modules import from here (``from support import run_cli``), never from one another."""
 
-from support.cli import ROOT, Ran, invoke, one_path, run_cli, sim, write_config
+from support.cli import (
+    ROOT,
+    Ran,
+    config_file,
+    invoke,
+    one_path,
+    run_cli,
+    run_init,
+    sim,
+    write_config,
+)
 from support.git import git, isolate_git, make_repo, tree_digest, write
 from support.procs import (
     AGENT,
@@ -17,7 +27,8 @@ from support.procs import (
 )
 
 __all__ = [
-    "AGENT", "FAKES", "MARKER_VAR", "ROOT", "Ran", "alive", "fake", "git", "gone", "invoke",
+    "AGENT", "FAKES", "MARKER_VAR", "ROOT", "Ran", "alive", "config_file", "fake", "git", "gone",
+    "invoke", "run_init",
     "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path", "run_cli",
     "sim", "tree_digest", "wait_for", "write", "write_config",
 ]

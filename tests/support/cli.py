@@ -10,8 +10,10 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,14 +40,22 @@ def invoke(*args: str, cwd: Path | None = None, env: dict | None = None,
            input: str | None = None) -> Ran:
     """``disputatio ARGS`` through the console entry's own ``cli.main`` in this process: the
     same parsing, error lines and exit codes, stdout and stderr captured. The working
-    directory, environment, argv and stdin are this call's and put back afterwards."""
+    directory, environment (``env`` adds to it; a value of None unsets; a TMPDIR is where
+    temp files go, as it is for a new process), argv and stdin are this call's and put back
+    afterwards."""
     from disputatio import cli
 
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
-    saved_argv, saved_stdin = sys.argv, sys.stdin
+    saved_argv, saved_stdin, saved_tmp = sys.argv, sys.stdin, tempfile.tempdir
     try:
-        os.environ.update({k: str(v) for k, v in (env or {}).items()})
+        if (env or {}).get("TMPDIR"):
+            tempfile.tempdir = str(env["TMPDIR"])
+        for k, v in (env or {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = str(v)
         if cwd is not None:
             os.chdir(cwd)
         sys.argv, sys.stdin = ["disputatio", *args], io.StringIO(input or "")
@@ -56,7 +66,7 @@ def invoke(*args: str, cwd: Path | None = None, env: dict | None = None,
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     finally:
-        sys.argv, sys.stdin = saved_argv, saved_stdin
+        sys.argv, sys.stdin, tempfile.tempdir = saved_argv, saved_stdin, saved_tmp
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
@@ -87,3 +97,25 @@ def one_path(out: str) -> Path:
     lines = out.splitlines()
     assert len(lines) == 1, f"stdout must be exactly one line, got {lines!r}"
     return Path(lines[0])
+
+
+def run_init(tmp_path: Path, bindir: Path, *args: str,
+             env: dict[str, str] | None = None) -> Ran:
+    """``disputatio --init`` with PATH = ``bindir`` only, HOME and XDG_CONFIG_HOME in tmp, and
+    only $HOME-relative install dirs searched, so a real CLI in /usr/local/bin (or
+    /opt/homebrew/bin) cannot leak into the test."""
+    from disputatio import doctor
+
+    unset = {k: None for k in os.environ if k.startswith(("XDG_", "DISPUTATIO_"))}
+    bindir.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    own = tuple(d for d in doctor.USUAL_DIRS if d.startswith("~"))
+    with mock.patch.object(doctor, "USUAL_DIRS", own):
+        return invoke("--init", *args, cwd=tmp_path, env={
+            **unset, "PATH": str(bindir), "HOME": str(tmp_path / "home"),
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg"), **(env or {})})
+
+
+def config_file(tmp_path: Path) -> Path:
+    """The user config ``run_init`` writes."""
+    return tmp_path / "xdg" / "disputatio" / "config.yaml"
