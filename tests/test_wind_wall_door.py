@@ -6,7 +6,9 @@ each step as the engine would, appending the events the ledger would hold."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -15,6 +17,7 @@ from disputatio import folder, prompts
 from disputatio.events import DebateStarted, HumanActed, Resumed, TurnCompleted
 from disputatio.protocols import wind_wall_door as wwd
 from disputatio.protocols.base import Ask, Done, Step, TurnSpec
+from support import invoke, sim, write_config
 
 NAMES = ["ann", "bob", "cy"]
 WIND = "What if…\n\n1. What if we cache?\n2. What if we shard?\n\nWhich is cheaper?"
@@ -309,3 +312,30 @@ def test_settings_that_name_nobody_or_need_a_human_are_refused(settings, human, 
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         wwd.check(wwd.Config.model_validate(settings), NAMES, human)
     assert wwd.check(wwd.Config(order="mediated"), NAMES, True).order == "mediated"
+
+
+# --- through the command line, in this process ------------------------------------------------
+
+def test_a_role_naming_nobody_is_refused_before_anything_is_made(home, tmp_path):
+    cfg = write_config(tmp_path / "d.yaml", [sim("ann"), sim("bob")], protocol={"door": "zed"})
+    r = invoke("run", "--protocol", "wind-wall-door", "q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == "error: protocol.door: 'zed' is not a participant of the lineup " \
+                       "(ann, bob)\n"
+    assert not (home / ".debate").exists()
+
+
+def test_the_demo_shows_the_protocol_and_protocols_lists_it(home):
+    r = invoke("--demo", "--protocol", "wind-wall-door", "Cache or shard?", "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    path = Path(r.stdout.strip())
+    assert path.name == "synthesis.md"
+    data = json.loads((path.parent / "debate.json").read_text())
+    # the simulated skeptic (Wall) rejects the first synthesis; Door refines; both approve
+    assert [t["turn_id"] for t in data["turns"]][3:] == [
+        "vote-1/wind", "vote-1/wall", "refine-1/door", "vote-2/wind", "vote-2/wall"]
+    assert data["status"] == "synthesis"
+    listed = invoke("protocols").stdout.splitlines()
+    assert [line.split(None, 1) for line in listed if line.startswith("wind-wall-door ")] == [
+        ["wind-wall-door", "The Wind / Wall / Door protocol: three roles, a synthesis, and a "
+                           "vote on it."]]
