@@ -119,14 +119,36 @@ def typed():
         t.close()
 
 
-def ask(typed_in: Typed, question: Ask = ASK, token: CancelToken | None = None):
-    out = io.StringIO()
+class Screen(io.StringIO):
+    """What the face shows; ``prompted`` is set once it waits for a line."""
+
+    def __init__(self):
+        super().__init__()
+        self.prompted = threading.Event()
+
+    def write(self, text: str) -> int:
+        n = super().write(text)
+        if text == "> ":
+            self.prompted.set()
+        return n
+
+
+def ask(typed_in: Typed, question: Ask = ASK, token: CancelToken | None = None,
+        out: Screen | None = None):
+    out = out or Screen()
     face = human.TerminalHuman(token or CancelToken(), stdin=typed_in.r, out=out, width=60)
     return face(question), out.getvalue()
 
 
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
 def test_wrong_lines_are_asked_again_until_one_means_something(typed):
-    got, screen = ask(typed("maybe", "a 5", "a 2 3"))
+    lines = typed("maybe", "a 5", "a 2 3")
+    before = open_fds()
+    got, screen = ask(lines)
+    assert open_fds() == before          # the wake-up pipe is closed with the question
     assert got == acted(action="agree", participant="Bob", strength=3)
     assert screen.count("> ") == 3
     assert "'maybe' is not a choice" in screen and "no participant 5" in screen
@@ -161,12 +183,18 @@ def test_a_cancel_ends_the_wait_for_a_line(typed):
     """Nothing is ever typed: only the cancel can end the question."""
     token = CancelToken()
     quiet = typed()
+    before = open_fds()
     result: list = []
-    waiting = threading.Thread(target=lambda: result.append(ask(quiet, token=token)))
+    screen = Screen()
+    waiting = threading.Thread(target=lambda: result.append(ask(quiet, token=token,
+                                                                out=screen)),
+                               daemon=True)
     waiting.start()
+    assert screen.prompted.wait(timeout=10)
     token.cancel()
     waiting.join(timeout=10)
     assert not waiting.is_alive() and result[0][0] is None
+    assert open_fds() == before
 
 
 def test_a_cancelled_run_asks_nothing(typed):
