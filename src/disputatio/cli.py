@@ -151,6 +151,7 @@ class _Asked:
     protocol: str | None = None
     answers: str | None = None
     quiet: bool = False
+    more: dict | None = None   # a command's own arguments (redact, watch)
     human: bool = False
 
 
@@ -242,6 +243,41 @@ def init_command(force: Force = False, timeout: Timeout = None) -> None:
     _act("init", _Asked(force=force, timeout=timeout))
 
 
+Home = Annotated[Path | None, typer.Option(
+    "--home", help="Look under DIR/.debate (default: the current directory).",
+    show_default=False)]
+
+
+@cli.command("list", help="The debates under ./.debate, newest first: id, date, protocol, "
+             "status, participants, turns, cost, quaestio. Without --all the newest 20.")
+def list_command(
+    everything: Annotated[bool, typer.Option("--all", help="Every debate, not only the "
+                                             "newest 20.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    grep: Annotated[str | None, typer.Option("--grep", help="Only debates whose quaestio, "
+                    "rulings or report mention TEXT (any case).", show_default=False)] = None,
+    home: Home = None,
+) -> None:
+    _act("list", _Asked(more={"home": home, "everything": everything, "fmt": fmt,
+                              "grep": grep}))
+
+
+@cli.command("show", help="One debate (a folder, an id, or the newest) as text, markdown, "
+             "json or one self-contained HTML page.")
+def show_command(
+    debate: Annotated[str | None, typer.Argument(help="Its folder or id (default: the "
+                                                 "newest).", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text, markdown, json or html.")] = "text",
+    out: Annotated[Path | None, typer.Option("--out", help="Write it to FILE; print FILE.",
+                                             show_default=False)] = None,
+    open_: Annotated[bool, typer.Option("--open", help="Open it in the browser (html "
+                                        "without --out: the debate's debate.html).")] = False,
+    home: Home = None,
+) -> None:
+    _act("show", _Asked(more={"debate": debate, "home": home, "fmt": fmt, "out": out,
+                              "open_": open_}))
+
+
 @cli.command("protocols", help="List the protocols a debate can follow, one line each.")
 def protocols_command() -> None:
     _act("protocols", _Asked())
@@ -295,7 +331,7 @@ _ALLOWED = {
     "--doctor": {"--config", "--demo", "--timeout", "--fence"},
     "--init": {"--force", "--timeout"},
 }
-_FLAG_OF = {"quaestio": "a quaestio", "config_path": "--config", "answers": None,
+_FLAG_OF = {"quaestio": "a quaestio", "config_path": "--config", "answers": None, "more": None,
             "quiet": None}
 
 
@@ -391,7 +427,15 @@ def _say(lines: list[str]) -> None:
 
 _USE_CASES = {"run": _run, "continue": _carry_on("continue"), "finalize": _carry_on("finalize"),
               "resume": _carry_on("resume"), "verify": _verify, "doctor": _doctor,
-              "init": _init, "protocols": _protocols}
+              "init": _init, "protocols": _protocols,
+              "list": lambda asked: _views("list_command", asked),
+              "show": lambda asked: _views("show_command", asked)}
+
+
+def _views(command: str, asked: _Asked):
+    from disputatio import views
+
+    return getattr(views, command)(**(asked.more or {}))
 
 
 def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:

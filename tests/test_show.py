@@ -1,0 +1,127 @@
+"""disputatio show: one debate in four formats, chosen by folder, id or recency."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from disputatio import ledger, views
+from support import invoke, run_cli
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ledgers"
+RESOLVED = FIXTURES / "v0.1.0-41135e7"
+INTERRUPTED = FIXTURES / "v0.1.0-41135e7-interrupted"
+
+
+def place(base: Path, source: Path, stamp: str) -> Path:
+    dest = base / ".debate" / f"debate-{stamp}"
+    shutil.copytree(source, dest)
+    return dest
+
+
+@pytest.fixture
+def demo(home) -> Path:
+    """A whole debate of the simulated lineup, as a user's folder holds it."""
+    ran = invoke("--demo", "Tabs or spaces?", "-q", cwd=home)
+    assert ran.returncode == 0, ran.stderr
+    [path] = (home / ".debate").glob("debate-*")
+    return path
+
+
+def test_markdown_and_json_are_the_debates_own_files(home, demo):
+    md = invoke("show", "--format", "markdown", cwd=home)
+    assert md.returncode == 0 and md.stdout == (demo / "debate.md").read_text()
+    js = invoke("show", "--format", "json", cwd=home)
+    assert js.stdout == (demo / "debate.json").read_text()
+
+
+def test_a_ledger_ahead_of_its_files_is_rendered_from_the_ledger(home):
+    path = place(home, RESOLVED, "20261101T100000Z")
+    ledger.Ledger(path / "events.jsonl").append("resumed", {"version": "9", "retry": []})
+    rendered = json.loads(invoke("show", "--format", "json", cwd=home).stdout)
+    assert rendered["ledger"]["events"] == len(ledger.load(path / "events.jsonl"))
+    assert rendered["status"] == "unfinished"
+    md = invoke("show", "--format", "markdown", cwd=home).stdout
+    assert "- **Status:** unfinished — it stopped without an ending" in md
+
+
+def test_text_is_plain_off_a_terminal_and_coloured_on_one(home, demo):
+    text = invoke("show", cwd=home)
+    assert text.returncode == 0 and "\x1b" not in text.stdout
+    assert "Tabs or spaces?" in text.stdout
+    assert text.stdout.count("Proposal — ") == 3 and "final-report.md" in text.stdout
+    coloured = views.render(demo, "text", color=True, width=100)
+    assert "\x1b[" in coloured
+    assert coloured.count("Proposal — ") == 3   # the same lines, styled
+
+
+def test_by_id_by_prefix_by_folder_and_the_newest_by_default(home):
+    old = place(home, RESOLVED, "20261101T100000Z")
+    new = place(home, INTERRUPTED, "20261102T100000Z")
+    newest = invoke("show", "--format", "json", cwd=home)
+    assert json.loads(newest.stdout)["status"] == "interrupted"
+    for given in (old.name, "20261101", str(old)):
+        ran = invoke("show", given, "--format", "json", cwd=home)
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout)["status"] == "resolved"
+    assert new.is_dir()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["2026"], "error: '2026' names 2 debates under {root} (debate-20261102T100000Z, "
+               "debate-20261101T100000Z, ...); give more of it"),
+    (["20250101"], "error: no debate '20250101' under {root} (see disputatio list)"),
+    (["--format", "pdf"], "error: --format must be text, markdown, json or html, not 'pdf'"),
+    (["--open"], "error: --open needs --out FILE, or --format html"),
+])
+def test_what_cannot_be_shown_is_one_line_and_exit_2(home, args, message):
+    place(home, RESOLVED, "20261101T100000Z")
+    place(home, INTERRUPTED, "20261102T100000Z")
+    ran = invoke("show", *args, cwd=home)
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr.strip() == message.format(root=home / ".debate")
+
+
+def test_no_debate_at_all(home):
+    ran = invoke("show", cwd=home)
+    assert ran.returncode == 2
+    assert ran.stderr.strip() == f"error: no debate found under {home / '.debate'}; see " \
+                                 "disputatio list"
+
+
+def test_a_broken_ledger_is_one_line(home):
+    path = place(home, RESOLVED, "20261101T100000Z")
+    (path / "events.jsonl").write_text("garbage\n{}\n")
+    ran = invoke("show", "--format", "html", cwd=home)
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert ran.stderr.startswith("error: ") and len(ran.stderr.strip().splitlines()) == 1
+
+
+def test_open_writes_the_page_into_the_debate_and_hands_it_to_the_browser(home, tmp_path):
+    path = place(home, RESOLVED, "20261101T100000Z")
+    seen = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!/bin/sh\necho \"$1\" > {seen}\n")
+    browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
+    ran = invoke("show", "--format", "html", "--open", cwd=home, env={"BROWSER": str(browser)})
+    assert ran.returncode == 0, ran.stderr
+    page = path / "debate.html"
+    assert ran.stdout.strip() == str(page)
+    assert seen.read_text().strip() == page.resolve().as_uri()
+    assert page.read_text().startswith("<!doctype html>")
+
+
+def test_show_html_out_as_its_own_process(home):
+    place(home, RESOLVED, "20261101T100000Z")
+    out = home / "report.html"
+    ran = run_cli("show", "--format", "html", "--out", str(out), cwd=home)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == f"{out}\n" and ran.stderr == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.count("<article class=\"turn ") == 10
+    assert "<script" not in page and "http-equiv=\"Content-Security-Policy\"" in page
+    assert not list(home.glob(".*.tmp"))
