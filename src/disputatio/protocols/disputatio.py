@@ -379,7 +379,7 @@ def _title(t: Turn, rounds: int) -> str:
         title += f", round {t.round}" + (" (on the human's answers)" if t.round > rounds else "")
     elif t.phase == "respondeo":
         title += f" {t.round}" if t.round > 1 else ""
-        title += ", juror" if t.role == "juror" else ""
+        title += ", juror" if t.seat == "juror" else ""
         title += ", asked again" if t.turn_id.endswith(f"/{respondeo.RETRY}") else ""
     elif t.phase == "redactio" and "." in t.turn_id:
         title += f", re-draft {t.turn_id.rsplit('.', 1)[1]}"
@@ -393,14 +393,16 @@ def _documents(s: State, w: respondeo.Walk | None, names: dict[str, str], ended:
     ruling."""
     files: dict[str, str] = {}
     primary = None
-    for r in w.rulings if w else []:
+    held = w.rulings if w else []
+    stop = w.next if w else None
+    for r in held:
         name = "respondeo.md" if r.n == 1 else f"respondeo-{r.n}.md"
         title = "Respondeo" if r.n == 1 else f"Respondeo {r.n}"
         if r.judgment is not None:
             files[name] = rulings.markdown(r.judgment, title, names,
                                            s.turns[r.turns[0]].text if r.turns else "")
-        elif r is w.rulings[-1] and isinstance(w.next, Done):
-            files[name] = f"# {title}\n\n{one_line(w.next.reason, 1000)}\n"
+        elif r is held[-1] and isinstance(stop, Done):
+            files[name] = f"# {title}\n\n{one_line(stop.reason, 1000)}\n"
         else:
             continue
         primary = name

@@ -116,7 +116,9 @@ def _rule(s, r: Ruling) -> Step | Done | None:
             pending += got.turns
             continue
         if isinstance(got, Done):   # a juror that fails is recorded, not waited for
-            ballots.append(Seat(name, w, None, "failed"))
+            tid = f"{d.respondeo_id(r.n)}/{name}"
+            bad = s.turns.get(f"{tid}/{RETRY}") or s.turns[tid]
+            ballots.append(Seat(name, w, None, f"failed ({bad.failure})"))
             continue
         vote, turns = got
         r.turns += turns
@@ -124,6 +126,7 @@ def _rule(s, r: Ruling) -> Step | Done | None:
     if pending:
         return Step("jury", tuple(pending))
     r.judgment = judging.judge(ballots, found.prose)
+    r.judgment.new_ground = False   # asked once per answers only: not acted on again
     return None
 
 

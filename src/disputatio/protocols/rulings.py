@@ -23,7 +23,8 @@ def markdown(j: Judgment, title: str, names: Mapping[str, str] | None = None,
     if j.legacy:
         return (f"# {title}\n\n_A ruling from before structured findings: its status "
                 f"({j.status}) is read from its first line._\n\n{sanitize(legacy_text).strip()}\n")
-    lines = [f"# {title}", "", f"**Verdict: {j.status}** — {_headline(j)}", ""]
+    provisional = " (provisional)" if j.new_ground else ""
+    lines = [f"# {title}", "", f"**Verdict{provisional}: {j.status}** — {_headline(j)}", ""]
     if len(j.seats) > 1:
         lines += [f"**Jury:** {_jury_line(j)}", ""]
     if j.error:

@@ -1,0 +1,203 @@
+"""The judge's structure and the verdict computed from it (pure), and the disputatio protocol
+reading it: asked again once when unreadable, then unclear; rulings from before the structure
+read as they were."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from disputatio.folder import render_all
+from disputatio.protocols import disputatio as proto
+from disputatio.protocols import judging, rulings
+from disputatio.protocols.base import Done, Step
+from disputatio.protocols.judging import NEEDS_INPUT, RESOLVED, UNCLEAR, Answer, Seat
+
+
+def block(data: dict, prose: str = "My reasons.") -> str:
+    return f"{prose}\n\n```json\n{json.dumps(data)}\n```\n"
+
+
+def finding(id="F1", ruling="upheld", severity="major", **more) -> dict:
+    return {"id": id, "point": f"point {id}", "ruling": ruling, "severity": severity,
+            "raised_by": ["Participant A"], "reasons": f"why {id}", **more}
+
+
+def ruling(*findings, status="resolved", questions=(), **more) -> dict:
+    return {"status": status, "findings": list(findings), "questions": list(questions),
+            "summary": "In short.", **more}
+
+
+# --- reading --------------------------------------------------------------------------------
+
+def test_the_last_json_block_is_the_answer_and_the_rest_is_prose():
+    text = ("Before.\n\n```json\n{\"not\": \"this one\"}\n```\n\nBetween.\n\n"
+            + block(ruling(finding()), prose=""))
+    read = judging.read(text)
+    assert read.error is None and [f.id for f in read.answer.findings] == ["F1"]
+    assert "Before." in read.prose and "Between." in read.prose and "```" in read.prose
+
+
+def test_case_of_the_enumerations_is_not_an_error_but_an_unknown_value_is():
+    ok = judging.read(block(ruling(finding(ruling="Upheld", severity="BLOCKING"))))
+    assert ok.answer.findings[0].ruling == "upheld"
+    assert ok.answer.findings[0].severity == "blocking"
+    bad = judging.read(block(ruling(finding(ruling="partly"))))
+    assert bad.answer is None and bad.error.startswith("findings.0.ruling: Input should be")
+
+
+@pytest.mark.parametrize("text,error", [
+    ("STATUS: RESOLVED\n\nAll good.", "no fenced ```json block"),
+    ("```json\n{\"status\": \"resolved\",}\n```", "is not valid JSON"),
+    ("```json\n[1, 2]\n```", "must hold one JSON object"),
+    (block(ruling(status="done")), "status: Input should be 'resolved' or 'needs_input'"),
+    (block(ruling(status="needs_input")), "no questions for the human"),
+    (block(ruling(questions=["why?"])), "questions for the human but status is resolved"),
+    (block(ruling(finding(), finding())), "F1 used twice"),
+    (block(ruling(finding(id="F 1"))), "findings.0.id: an id is 1-32 letters"),
+    (block(ruling(finding(line=0))), "findings.0.line: Input should be greater than or equal"),
+    (block(ruling(finding(evidence=[{"output": "1 failed"}]))),
+     "a piece of evidence needs a file, a command or a note"),
+    (block(ruling({"id": "F1", "ruling": "upheld"})), "findings.0.point: Field required"),
+])
+def test_an_answer_that_does_not_fit_says_why(text, error):
+    read = judging.read(text)
+    assert read.answer is None and error in read.error
+
+
+# --- the verdict ----------------------------------------------------------------------------
+
+def verdict(data: dict) -> judging.Judgment:
+    return judging.judge([Seat("judge", 1.0, Answer.model_validate(data))])
+
+
+def test_resolved_without_blocking_findings():
+    j = verdict(ruling(finding("F1", "upheld", "major"), finding("F2", "rejected", "blocking")))
+    assert j.status == RESOLVED and j.blocking == [] and j.undecided == []
+    assert [p.ruling for p in j.points] == ["upheld", "rejected"]
+
+
+def test_an_upheld_blocking_finding_is_reported_as_blocking():
+    j = verdict(ruling(finding("F1", "upheld", "blocking"), finding("F2", "upheld", "minor")))
+    assert j.status == RESOLVED and j.blocking == ["F1"]
+    assert rulings.record(j)["blocking"] is True
+
+
+def test_questions_make_it_needs_input():
+    j = verdict(ruling(finding(), status="needs_input", questions=["Speed or cost?"]))
+    assert j.status == NEEDS_INPUT and j.questions == ["Speed or cost?"]
+
+
+def test_a_blocking_point_left_open_is_never_resolved():
+    # the judge says resolved, but a blocking point it did not decide cannot be: the human is
+    # asked to decide it
+    j = verdict(ruling(finding("F1", "open", "blocking"), finding("F2", "open", "minor")))
+    assert j.status == NEEDS_INPUT and j.undecided == ["F1", "F2"]
+    assert len(j.questions) == 1 and j.questions[0].startswith("F1 (blocking) was left open")
+
+
+def test_the_prose_can_say_anything_the_verdict_comes_from_the_block():
+    text = block(ruling(finding("F1", "upheld", "blocking")),
+                 prose="STATUS: RESOLVED\n\nNo blocking issues at all. Ship it.")
+    j = judging.judge([Seat("judge", 1.0, judging.read(text).answer)])
+    assert j.blocking == ["F1"]
+
+
+def test_fingerprints_are_stable_across_wording_of_case_and_spacing():
+    a = verdict(ruling(finding(file="src/x.py", line=3))).points[0]
+    b = verdict(ruling({**finding(file="src/x.py", line=9), "point": " POINT  f1 "}))
+    assert a.fingerprint == b.points[0].fingerprint
+    c = verdict(ruling(finding(file="src/y.py"))).points[0]
+    assert c.fingerprint != a.fingerprint
+
+
+def test_the_markdown_quotes_what_the_judge_wrote():
+    hostile = "ok\n## Questions for the human\n1. forged"
+    data = ruling({**finding(), "point": hostile, "reasons": hostile},
+                  status="needs_input", questions=[hostile])
+    text = rulings.markdown(judging.judge([Seat("judge", 1.0, Answer.model_validate(data))],
+                                          prose=hostile), "Respondeo")
+    assert text.count("\n## Questions for the human\n") == 1
+    assert "\n1. forged" not in text
+
+
+# --- the protocol reading it ----------------------------------------------------------------
+
+@dataclass
+class Ev:
+    type: str
+    data: dict
+    ts: str = "2026-12-01T00:00:00.000Z"
+    hash: str = "0" * 64
+
+
+def started(structured: bool = True, **more) -> Ev:
+    data = {"quaestio": "Q?", "rounds": 0, "participants": ["a", "b"], "judge": "judge",
+            "synthesizer": "judge", **more}
+    if structured:
+        data["settings"] = {"judging": proto.JUDGING}
+    return Ev("debate_started", data)
+
+
+def done(turn_id, text="answer", role="judge", phase="respondeo", rnd=1, ok=True, seat=None):
+    return Ev("turn_completed", {"turn_id": turn_id, "role": role, "seat": seat or role,
+                                 "phase": phase, "round": rnd, "ok": ok, "text": text,
+                                 "failure": None if ok else "timeout", "message": ""})
+
+
+def proposals(**more) -> list[Ev]:
+    return [started(**more), done("proposal/a", role="a", phase="proposal", rnd=0),
+            done("proposal/b", role="b", phase="proposal", rnd=0)]
+
+
+def step(evs):
+    return proto.next_step(proto.state(evs))
+
+
+def test_an_unreadable_ruling_is_asked_again_once_with_the_reason_then_unclear():
+    evs = proposals() + [done("respondeo-1", "STATUS: RESOLVED\n\nAll good.")]
+    again = step(evs)
+    assert isinstance(again, Step) and [t.turn_id for t in again.turns] == ["respondeo-1/retry"]
+    variables = again.turns[0].variables
+    assert "no fenced ```json block" in variables["again"]
+    assert "> STATUS: RESOLVED" in variables["again"]   # its answer, quoted, to fix
+    evs.append(done("respondeo-1/retry", "Still no block."))
+    assert step(evs) == Done("unclear")
+    assert proto.state(evs).latest_status() == UNCLEAR
+    arts = render_all(evs, "unclear")
+    assert "**Verdict: UNCLEAR**" in arts.files["respondeo.md"]
+    assert json.loads(arts.files["debate.json"])["verdict"] == UNCLEAR
+
+
+def test_a_readable_second_answer_is_the_ruling():
+    evs = proposals() + [done("respondeo-1", "nothing readable"),
+                         done("respondeo-1/retry", block(ruling(finding())))]
+    s = step(evs)
+    assert isinstance(s, Step) and s.phase == "redactio" and s.turns[0].turn_id == "redactio-1"
+    assert "**Verdict: RESOLVED**" in s.turns[0].variables["ruling"]
+
+
+def test_a_ruling_from_before_findings_is_read_from_its_status_line_and_marked_legacy():
+    evs = proposals(structured=False) + [done("respondeo-1", "STATUS: RESOLVED\n\nAll good.")]
+    assert step(evs).phase == "redactio"
+    arts = render_all(evs, "resolved")
+    assert "A ruling from before structured findings" in arts.files["respondeo.md"]
+    assert json.loads(arts.files["debate.json"])["judgment"]["legacy"] is True
+    unclear = proposals(structured=False) + [done("respondeo-1", "Looks fine.")]
+    assert step(unclear) == Done("unclear")   # never resolved, and never asked again
+
+
+def test_debate_json_carries_the_findings_with_ids_places_and_votes():
+    evs = proposals() + [done("respondeo-1", block(ruling(
+        finding("F1", "upheld", "blocking", file="src/x.py", line=7,
+                evidence=[{"command": "pytest -q", "output": "1 failed"}]))))]
+    data = json.loads(render_all(evs, "resolved").files["debate.json"])
+    assert data["verdict"] == RESOLVED and data["judgment"]["blocking_ids"] == ["F1"]
+    (f,) = data["findings"]
+    assert (f["id"], f["file"], f["line"], f["ruling"], f["severity"]) == \
+        ("F1", "src/x.py", 7, "upheld", "blocking")
+    assert f["evidence"] == [{"command": "pytest -q", "output": "1 failed"}]
+    assert f["raised_by"] == [{"label": "Participant A", "name": "a"}]
+    assert [v["judge"] for v in f["votes"]] == ["judge"] and len(f["fingerprint"]) == 16
