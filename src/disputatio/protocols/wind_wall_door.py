@@ -248,7 +248,7 @@ def _consensus(s: State, c: Course) -> Step | Done:
         for voter in ("wind", "wall"):
             t = s.turns.get(f"vote-{k}/{voter}")
             if t is None:
-                return Step(f"vote on synthesis {k}: {TITLE[voter]}", (TurnSpec(
+                return Step(f"vote on synthesis {k} · {TITLE[voter]}", (TurnSpec(
                     f"vote-{k}/{voter}", s.player(voter), voter, "vote", k, "wwd-vote",
                     _vars(s, c, voter, [], k=str(k),
                           synthesis=contribution(c.synthesis, TRANSCRIPT_BUDGET // 4))),))
@@ -288,7 +288,8 @@ def _attempts(s: State, c: Course, base: str, role: str, spec) -> Turn | Step | 
         tid = base if a == 0 else f"{base}.redo-{a}"
         t = s.turns.get(tid)
         if t is None:
-            return Step(f"{TITLE[role]} ({tid})", (spec(tid, refused),))
+            return Step(f"{_where_id(tid)} · {TITLE[role]}" + (f", redo {a}" if a else ""),
+                        (spec(tid, refused),))
         if not answered(t):
             return _failed(s, t, _where_id(tid))
         broken = breaches(role, t.text)
@@ -332,7 +333,7 @@ def _pick(s: State, c: Course, n: int, rnd: int, last: str | None) -> str | Step
     t = s.turns.get(f"pick-{n}")
     if t is None:
         spoken = ", ".join(f"{TITLE[r]} {sum(1 for x, _ in c.spoken if x == r)}" for r in ROLES)
-        return Step(f"pick for turn {n}", (TurnSpec(
+        return Step(f"the pick for turn {n}", (TurnSpec(
             f"pick-{n}", s.cfg.mediator or "", "mediator", "pick", rnd, "wwd-pick",
             _vars(s, c, "", [], turn=str(n), fixed=TITLE[fixed], spoken=spoken)),))
     if not answered(t):
