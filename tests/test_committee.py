@@ -11,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from disputatio.protocols import committee as c
+from disputatio.protocols import labels
 from disputatio.protocols.base import Ask, Done, Step, TurnSpec
 
 
@@ -166,7 +167,7 @@ def test_a_member_sees_its_own_last_contribution_and_what_others_said_since_its_
     fourth = prompt(steps, "round-4/a")
     assert "> a-r3" in fourth["own"] and "a-r1" not in fourth["own"]
     assert "> b-r3" in fourth["since"] and "b-r2" not in fourth["since"]
-    assert "a passed in round 2" in prompt(steps, "round-3/b")["since"]
+    assert "Participant A passed in round 2" in prompt(steps, "round-3/b")["since"]
 
 
 def test_every_prompt_carries_the_pass_reminder():
@@ -209,9 +210,9 @@ def test_after_its_attempts_a_member_is_dropped_and_everyone_is_told():
     assert not [t for t in turns_of(steps) if t.startswith("round-2/b")]
     second = steps[3]
     assert [t.participant for t in second.turns] == ["a", "c"]
-    line = "b is dropped from the meeting after 3 failed attempts in round 1 (api_error: HTTP 503)."
-    assert second.notes == (line,)
-    assert f"System: {line}" in prompt(steps, "round-2/a")["since"]
+    line = "is dropped from the meeting after 3 failed attempts in round 1 (api_error: HTTP 503)."
+    assert second.notes == (f"b {line}",)
+    assert f"System: Participant B {line}" in prompt(steps, "round-2/a")["since"]
 
 
 def test_a_failure_not_worth_retrying_drops_at_once_and_attempts_are_a_setting():
@@ -245,7 +246,7 @@ def test_without_a_steer_the_same_meeting_ends_all_passed():
     done, steps, _ = meet([started(human=True)], lambda t: says("x") if t.round == 1 else PASS,
                           lambda ask: {"action": "agree", "participant": "a", "strength": 2})
     assert done.status == c.ALL_PASSED and done.reason == "every member passed in round 2"
-    assert "agrees with a" in prompt(steps, "round-2/b")["since"]
+    assert "agrees with Participant A" in prompt(steps, "round-2/b")["since"]
 
 
 def test_at_the_last_round_the_human_can_no_longer_steer_or_close():
@@ -302,8 +303,8 @@ def test_with_a_judge_the_transcript_is_ruled_on_after_the_meeting():
     assert done.reason == "the meeting ended all-passed: every member passed in round 2"
     ruling = next(t for s in steps for t in s.turns if t.phase == "respondeo")
     record = ruling.variables["transcript"]
-    assert "### Round 1" in record and "> b prefers spaces" in record
-    assert "- c passed in round 2." in record
+    assert "### Round 1" in record and "#### Participant B, round 1\n\n> b prefers spaces" in record
+    assert "- Participant C passed in round 2." in record
     assert [t.phase for s in steps for t in s.turns][-2:] == ["respondeo", "redactio"]
 
 
@@ -342,3 +343,26 @@ def test_settings_defaults_cap_and_what_rounds_means():
 ])
 def test_a_ruling_is_read_from_its_status_line_or_its_findings_block(text, status):
     assert c.verdict(text) == status
+
+
+def test_agents_see_members_by_their_labels_only_the_judge_in_its_own_order():
+    events = [started(members=("claude", "codex", "gemini"), judge="judge")]
+    events[0].data.update(labels={"claude": "Participant A", "codex": "Participant B",
+                                  "gemini": "Participant C"}, seed=7)
+    _, steps, _ = meet(events, lambda t: says("STATUS: RESOLVED") if t.role == "judge" else
+                       says("# Report") if t.role == "synthesizer" else
+                       says(f"view {t.round}") if t.round == 1 else PASS)
+    for s in steps:
+        for t in s.turns:
+            shown = "\n".join(t.variables.values())
+            assert not {"claude", "codex", "gemini"} & set(shown.replace(",", " ").split()), t
+    assert prompt(steps, "round-1/codex")["label"] == "Participant B"
+    ruling = next(t for s in steps for t in s.turns if t.phase == "respondeo")
+    record = ruling.variables["transcript"]
+    for rnd in (1, 2):
+        block = record.split(f"### Round {rnd}\n", 1)[1].split("### Round", 1)[0]
+        order = [x for x in ("Participant A", "Participant B", "Participant C")
+                 if x in block]
+        heard = sorted(order, key=block.index)
+        assert heard == labels.shuffled(["Participant A", "Participant B", "Participant C"],
+                                        7, "judge", f"round-{rnd}")

@@ -75,7 +75,8 @@ def test_a_member_that_keeps_failing_is_dropped_visibly(home, tmp_path):
     assert "dropped: bob in round 1" in minutes
     assert line in minutes.split("### bob", 1)[1] and "Never spoke." in minutes
     prompt = next((folder / "raw").glob("*round-2-advocate.prompt.md")).read_text()
-    assert f"- System: {line}" in prompt
+    assert f"- System: Participant B {line.removeprefix('bob ')}" in prompt
+    assert "bob" not in prompt
 
 
 def test_rounds_on_the_command_line_caps_the_meeting(home, tmp_path):
@@ -110,7 +111,10 @@ def test_the_demo_meets_and_the_judge_rules(home):
     folder = report.parent
     assert {"minutes.md", "respondeo.md", "debate.md"} <= {p.name for p in folder.iterdir()}
     judge_prompt = next((folder / "raw").glob("*respondeo-1.prompt.md")).read_text()
-    assert "### Round 3" in judge_prompt and "- skeptic passed in round 3." in judge_prompt
+    assert "### Round 3" in judge_prompt and "- Participant B passed in round 3." in judge_prompt
+    ruling = (folder / "respondeo.md").read_text()   # findings read as the house reads them
+    assert ruling.startswith("# Respondeo\n\n**Verdict: RESOLVED**")
+    assert "Participant A (advocate)" in ruling
     data = json.loads((folder / "debate.json").read_text())
     assert data["status"] == "resolved"
     assert data["reason"] == "the meeting ended all-passed: every member passed in round 3"

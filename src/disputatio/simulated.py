@@ -69,9 +69,9 @@ def _member(prompt: str, persona: str, stance: str, env: dict[str, str]) -> str:
     if rnd > speaks:
         return "<PASS/>"
     if rnd == 1:
-        return (f"## {persona}, round 1\n\n{LABEL}\n\n**Position.** {stance}\n\n"
+        return (f"{LABEL}\n\n**Position.** {stance}\n\n"
                 "- A change of this size should be justified by a measurement.\n")
-    return (f"## {persona}, round {rnd}\n\n{LABEL}\n\n- I keep my position: {stance}\n"
+    return (f"{LABEL}\n\n- I keep my position: {stance}\n"
             "- None of us ran a test, so these points stay opinions.\n")
 
 

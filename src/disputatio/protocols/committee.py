@@ -19,7 +19,6 @@ finished with ``--resume``; ``cancelled`` is the human closing it for good.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,9 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validat
 
 from disputatio.events import DebateStarted, EventData
 from disputatio.protocols import disputatio as judged
+from disputatio.protocols import judging, labels
 from disputatio.protocols.base import (
     ANSWERS_BUDGET,
-    NEEDS_INPUT,
     QUAESTIO_BUDGET,
     RESOLVED,
     RULING_BUDGET,
@@ -257,8 +256,8 @@ def _ask(s: State, m: Meeting) -> Ask:
 
 def _prompt(s: State, m: Meeting, member: str) -> dict[str, str]:
     """What a member is shown: its own last contribution, and what the others said (or did)
-    since its own last turn, the whole within the transcript budget."""
-    rnd = m.held
+    since its own last turn, every member by its label, the whole within the budget."""
+    rnd, names = m.held, labels.of(s.started)
     took = [r for r in range(1, rnd) if m.rounds[r - 1].get(member) is not None]
     since = took[-1] if took else 0
     spoke = [r for r in took if m.rounds[r - 1][member].kind == "spoke"]
@@ -269,11 +268,11 @@ def _prompt(s: State, m: Meeting, member: str) -> dict[str, str]:
                       for _, x in entries] + [len(own.text) if own else 0], TRANSCRIPT_BUDGET)
     lines = []
     for (r, x), cap in zip(entries, caps, strict=False):
-        lines += _seat_lines(s, r, x, cap, "###")
-    notes = human_notes(h for h in s.human if since <= h.round < rnd)
+        lines += _seat_lines(s, r, x, cap, "###", names)
+    notes = human_notes((h for h in s.human if since <= h.round < rnd), names)
     if notes:
         lines += ["### The human in the loop", "", notes, ""]
-    return {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET), "name": member,
+    return {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET), "label": names[member],
             "round": str(rnd), "max_rounds": str(s.max_rounds),
             "own": contribution(own, caps[-1]) if own else
             "(none yet: you have not spoken in this meeting)",
@@ -282,33 +281,42 @@ def _prompt(s: State, m: Meeting, member: str) -> dict[str, str]:
              "(nothing new)")}
 
 
-def _seat_lines(s: State, rnd: int, x: Seat, cap: int | None, level: str) -> list[str]:
+def _seat_lines(s: State, rnd: int, x: Seat, cap: int | None, level: str,
+                names: dict[str, str] | None = None) -> list[str]:
+    who = (names or {}).get(x.member, x.member)
     if x.kind == "spoke":
-        return [f"{level} {x.member}, round {rnd}", "", contribution(x.turn, cap), ""]
+        return [f"{level} {who}, round {rnd}", "", contribution(x.turn, cap), ""]
     if x.kind == "passed":
-        return [f"- {x.member} passed in round {rnd}.", ""]
-    return [f"- System: {drop_line(s, x)}", ""]
+        return [f"- {who} passed in round {rnd}.", ""]
+    return [f"- System: {drop_line(s, x, who)}", ""]
 
 
-def drop_line(s: State, x: Seat) -> str:
+def drop_line(s: State, x: Seat, who: str | None = None) -> str:
     t = x.turn
     why = f"{t.failure}: {one_line(t.message or '', 200)}" if t is not None else "no answer"
     tries = f"{x.attempt} failed attempts" if x.attempt > 1 else "a failed attempt"
     rnd = t.round if t is not None else 0
-    return f"{x.member} is dropped from the meeting after {tries} in round {rnd} ({why})."
+    return f"{who or x.member} is dropped from the meeting after {tries} in round {rnd} ({why})."
 
 
-def transcript(s: State, m: Meeting, level: str = "###") -> str:
-    """The whole meeting by round, passes and drops included, as the judge reads it."""
-    entries = [(r, x) for r in range(1, m.held + 1) for x in m.rounds[r - 1].values()]
+def transcript(s: State, m: Meeting, level: str = "###", reader: str | None = None) -> str:
+    """The whole meeting by round, passes and drops included. The minutes name the members;
+    a ``reader`` (the judge, the synthesizer) sees labels only, each round in the order
+    shuffled for it from the debate's seed."""
+    names = labels.of(s.started) if reader is not None else None
+    rounds = [list(seats.values()) for seats in m.rounds]
+    if reader is not None:
+        rounds = [labels.shuffled(xs, s.started.seed or 0, reader, f"round-{r}")
+                  for r, xs in enumerate(rounds, start=1)]
+    entries = [x for xs in rounds for x in xs]
     caps = iter(fair_caps([len(x.turn.text) if x.kind == "spoke" and x.turn else 0
-                           for _, x in entries], TRANSCRIPT_BUDGET))
+                           for x in entries], TRANSCRIPT_BUDGET))
     lines: list[str] = []
-    for r in range(1, m.held + 1):
+    for r, xs in enumerate(rounds, start=1):
         lines += [f"{level} Round {r}", ""]
-        for x in m.rounds[r - 1].values():
-            lines += _seat_lines(s, r, x, next(caps), level + "#")
-        notes = human_notes(h for h in s.human if h.round == r)
+        for x in xs:
+            lines += _seat_lines(s, r, x, next(caps), level + "#", names)
+        notes = human_notes((h for h in s.human if h.round == r), names)
         if notes:
             lines += [notes, ""]
     return "\n".join(lines).strip()
@@ -316,16 +324,14 @@ def transcript(s: State, m: Meeting, level: str = "###") -> str:
 
 # --- the judge: rulings on the meeting, then the report ------------------------------------
 
-_JSON_STATUS = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*json[ \t]*\n.*?\"status\"\s*:\s*\"(resolved|"
-                          r"needs_input)\".*?^ {0,3}\1[ \t]*$", re.M | re.S | re.I)
-
-
 def verdict(text: str) -> str:
-    """A ruling's status: its ``STATUS:`` first line, else the ``status`` of the fenced
-    ``json`` block a judge asked for findings ends with; anything else is UNCLEAR."""
+    """A ruling's status: its ``STATUS:`` first line, else the status of the findings block
+    (``judging``) a judge may end with; anything else is UNCLEAR."""
     status = parse_status(text)
-    found = _JSON_STATUS.findall(text) if status == UNCLEAR else []
-    return (RESOLVED if found[-1][1].lower() == "resolved" else NEEDS_INPUT) if found else status
+    if status != UNCLEAR:
+        return status
+    found = judging.read(text).answer
+    return UNCLEAR if found is None else found.status.upper()
 
 
 def _judge(s: State, reason: str) -> Step | Done:
@@ -333,8 +339,9 @@ def _judge(s: State, reason: str) -> Step | Done:
     ``--continue``, a report once resolved; with the committee's own prompts."""
     k = len(s.answers) + 1
     rid = judged.respondeo_id(k)
+    m = meeting(s)
     variables = {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET),
-                 "transcript": transcript(s, meeting(s))}
+                 "transcript": transcript(s, m, reader=s.judge)}
     if rid not in s.turns:
         if k > 1:
             variables["ruling"] = contribution(s.turns.get(judged.respondeo_id(k - 1)),
@@ -343,8 +350,10 @@ def _judge(s: State, reason: str) -> Step | Done:
                 f"Answer {i}:\n\n{foreign(a, ANSWERS_BUDGET // len(s.answers))}"
                 for i, a in enumerate(s.answers, start=1))
         template = "committee_continuation" if k > 1 else "committee_respondeo"
+        alone = ("the lineup's jury does not sit in a committee: its judge rules alone",) \
+            if s.jury and k == 1 else ()
         return Step("respondeo", (TurnSpec(rid, s.judge or "", "judge", "respondeo", k,
-                                           template, variables),))
+                                           template, variables),), alone)
     ruling = s.turns[rid]
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
@@ -356,6 +365,7 @@ def _judge(s: State, reason: str) -> Step | Done:
     draft = s.turns.get(did)
     if draft is None:
         variables["ruling"] = foreign(ruling.text, RULING_BUDGET)
+        variables["transcript"] = transcript(s, m, reader=s.synthesizer or s.judge)
         return Step("redactio", (TurnSpec(did, s.synthesizer or s.judge or "", "synthesizer",
                                           "redactio", k, "committee_redactio", variables),))
     if not draft.ok:
@@ -372,12 +382,15 @@ def lineup_line(s: State) -> str:
 
 
 def seats(s: State) -> list[SeatSpec]:
-    return judged.seats(s)
+    """The judge and the synthesizer; a jury of the lineup does not sit (see ``_judge``)."""
+    jurors = {name for name, _ in s.jury}
+    return [x for x in judged.seats(s) if x.name not in jurors]
 
 
 def places(s: State, request: EventData | None) -> Places:
     """Members and the synthesizer in checkouts, the judge in an empty directory."""
-    return judged.places(s, request)
+    got, jurors = judged.places(s, request), {name for name, _ in s.jury}
+    return Places(tuple(n for n in got.names if n not in jurors), got.no_repo - jurors)
 
 
 def released(s: State, step: Step) -> list[str]:

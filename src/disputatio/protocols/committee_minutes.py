@@ -5,6 +5,7 @@ the system lines and the human's actions between rounds, the judge's rulings and
 from __future__ import annotations
 
 from disputatio.events import HumanActed
+from disputatio.protocols import judging, labels, rulings
 from disputatio.protocols.base import Presentation, Turn, contribution, human_lines
 from disputatio.protocols.committee import (
     CLOSE,
@@ -67,7 +68,7 @@ def presentation(s: State, m: Meeting) -> Presentation:
                 t.phase == "redactio", t.round, t.turn_id)
 
     def documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
-        files, primary = _rulings(ended, header)
+        files, primary = _rulings(s, ended, header)
         files["minutes.md"] = header + minutes(s, m)
         return files, primary or "minutes.md"
 
@@ -83,16 +84,24 @@ def _judge_title(t: Turn) -> str:
                          else "")
 
 
-def _rulings(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
+def _rulings(s: State, ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
     """respondeo.md, respondeo-2.md, ... and final-report.md (the latest report drafted), as
-    the disputatio protocol names them; the primary is the report, else the latest ruling."""
+    the disputatio protocol names them; the primary is the report, else the latest ruling. A
+    ruling that ends with findings reads as the disputatio protocol's do (``rulings``)."""
     files: dict[str, str] = {}
     primary = None
+    names = {label: name for name, label in labels.of(s.started).items()}
     for i, t in enumerate([t for t in ended if t.phase == "respondeo"], start=1):
         primary = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
-        files[primary] = sanitize(t.text) if t.ok else (
-            f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: "
-            f"{one_line(t.message or '')}\n")
+        read = judging.read(t.text) if t.ok else None
+        if read is not None and isinstance(read.answer, judging.Answer):
+            judgment = judging.judge([judging.Seat(t.participant, answer=read.answer)],
+                                     read.prose)
+            files[primary] = rulings.markdown(judgment, _judge_title(t), names)
+        else:
+            files[primary] = sanitize(t.text) if t.ok else (
+                f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: "
+                f"{one_line(t.message or '')}\n")
     drafts = [t for t in ended if t.phase == "redactio" and t.ok]
     if drafts:
         primary = "final-report.md"
