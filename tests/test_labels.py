@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sim, write_config
 from disputatio import config, ledger, prompts
 from disputatio.events import DebateStarted
 from disputatio.protocols import disputatio as proto
 from disputatio.protocols import labels
+from support import run_cli, sim, write_config
 
 CAPTURES = Path(__file__).parent / "fixtures" / "captures"
 
