@@ -118,6 +118,7 @@ def test_doctor_names_each_failure_in_the_clis_words(home):
     assert "error: 2 of 4 CLIs failed" in r.stderr
 
 
+@pytest.mark.process
 def test_doctor_canary_times_out(home):
     cfg = write_config(home / "c.yaml", [sim("a"), sim("stuck", DISPUTATIO_SIM_HANG=1)])
     r = invoke("--doctor", "--config", str(cfg), "--timeout", "0.02", cwd=home)

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from disputatio.adapters import transport
 from disputatio.adapters.base import API_ERROR, Invocation, TurnRequest
 from disputatio.adapters.codex import ADAPTER, NO_NETWORK
@@ -55,6 +57,7 @@ def test_the_recorded_retry_loop_ends_the_turn_at_once(tmp_path):
     assert cap.stdout_path.read_text() == RECORDED.read_text()
 
 
+@pytest.mark.process
 def test_a_short_outage_within_the_patience_is_survived(tmp_path):
     """Retries, then the answer a second later: with 10 s of patience the turn succeeds."""
     cap, _ = run(script(emit(RECORDED), "time.sleep(1)", emit(ANSWER)), tmp_path,
@@ -64,6 +67,7 @@ def test_a_short_outage_within_the_patience_is_survived(tmp_path):
     assert r.ok and r.text == "STUB_OK: hello from the local stub"
 
 
+@pytest.mark.process
 def test_progress_after_the_retries_restarts_the_clock(tmp_path):
     """A retry, then other events every 0.3 s for 3 s: never 1 s of retries alone."""
     progress = ('for _ in range(10):\n'
@@ -73,12 +77,14 @@ def test_progress_after_the_retries_restarts_the_clock(tmp_path):
     assert cap.gave_up is None and cap.exit_code == 0 and seconds >= 3
 
 
+@pytest.mark.process
 def test_the_patience_runs_out_while_only_retries_come(tmp_path):
     cap, seconds = run(script(emit(RECORDED), "time.sleep(3600)"), tmp_path, patience_s=2)
     assert cap.gave_up is not None
     assert 2 <= seconds < 10
 
 
+@pytest.mark.process
 def test_the_timeout_still_wins_over_a_longer_patience(tmp_path):
     cap, seconds = run(script(emit(RECORDED), "time.sleep(3600)"), tmp_path, patience_s=30,
                        timeout_s=1)

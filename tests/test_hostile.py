@@ -15,6 +15,7 @@ from support import hostile
 from support.git import git, tree_digest
 from support.hostile import HOSTILE, assert_untouched, user_digest
 
+pytestmark = pytest.mark.process  # hostile agents as real processes against real repositories
 NAMES = ["alpha", "beta"]
 world = hostile.world  # the user's repository (a fixture)
 

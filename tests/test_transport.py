@@ -46,6 +46,7 @@ def test_slow_answer_within_the_timeout(tmp_path, env):
     assert "fake agent answered" in cap.read_stdout()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("child_ignores_term", [False, True], ids=["term-ok", "term-ignored"])
 def test_hang_with_grandchild_on_the_pipe_ends_at_timeout_plus_grace(tmp_path, env, monkeypatch,
                                                                      child_ignores_term):
@@ -128,6 +129,7 @@ def test_stdin_is_dev_null_without_a_prompt(tmp_path, env):
     assert not (tmp_path / "raw" / "turn.stdin").exists()
 
 
+@pytest.mark.process
 def test_interrupt_all_ends_a_running_tree_and_later_turns_do_not_start(tmp_path, env):
     pids = tmp_path / "pids"
     pids.mkdir()
