@@ -7,6 +7,7 @@ lines of our own — every line not inside a quoted block — as one rendered wi
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -44,7 +45,8 @@ class Ev:
 
 def _events(text: str, quaestio: str = "Q?", answers: tuple[str, ...] = ()) -> list[Ev]:
     evs = [Ev("debate_started", {"quaestio": quaestio, "rounds": 1, "participants": ["a", "b"],
-                                 "judge": "judge", "synthesizer": "judge"})]
+                                 "judge": "judge", "synthesizer": "judge",
+                                 "settings": {"judging": proto.JUDGING}})]
 
     def turn(tid, role, phase, rnd, body):
         evs.append(Ev("turn_completed", {"turn_id": tid, "role": role, "seat": "participant",
@@ -55,12 +57,27 @@ def _events(text: str, quaestio: str = "Q?", answers: tuple[str, ...] = ()) -> l
     turn("proposal/b", "b", "proposal", 0, "harmless")
     turn("reaction-1/a", "a", "reaction", 1, text)
     turn("reaction-1/b", "b", "reaction", 1, "harmless")
-    turn("respondeo-1", "judge", "respondeo", 1, "STATUS: NEEDS_INPUT\n" + text)
+    turn("respondeo-1", "judge", "respondeo", 1, _ruling(text))
     for k, a in enumerate(answers, start=2):
         evs.append(Ev("answers_given", {"answers": a}))
         if k <= len(answers):
-            turn(f"respondeo-{k}", "judge", "respondeo", k, "STATUS: NEEDS_INPUT\n" + text)
+            turn(f"respondeo-{k}", "judge", "respondeo", k, _ruling(text))
     return evs
+
+
+def _ruling(text: str) -> str:
+    """A ruling asking the human, the text in its prose and in every field of its block."""
+    data = {"status": "needs_input", "questions": [text], "agreements": [text],
+            "summary": text, "findings": [{
+                "id": "F1", "point": text, "ruling": "open", "severity": "major",
+                "raised_by": [text], "reasons": text, "file": text, "line": 3,
+                "evidence": [{"file": text, "command": text, "output": text, "note": text}]}]}
+    return f"{text}\n\n```json\n{json.dumps(data)}\n```\n"
+
+
+def _skeleton(line: str) -> str:
+    """A line of ours with the one-line fields in it left out: its shape."""
+    return line.split(" ", 2)[0] if line.startswith(("#", "-", "1.", "  -")) else line
 
 
 def _ours(rendered: str) -> list[str]:
@@ -88,6 +105,10 @@ def test_an_answer_or_a_quaestio_cannot_open_a_section_of_debate_md(text):
     harmless = render_all(_events("harmless", quaestio="Q?\nharmless", answers=("harmless",)),
                           "needs_input")
     assert _ours(hostile.files["debate.md"]) == _ours(harmless.files["debate.md"])
+    # respondeo.md is rendered from the block: what the judge wrote fills fields of ours,
+    # flattened to one line or quoted, so our lines stand as they would for harmless text
+    lines = [_skeleton(line) for line in _ours(hostile.files["respondeo.md"])]
+    assert lines == [_skeleton(line) for line in _ours(harmless.files["respondeo.md"])]
     for name, content in hostile.files.items():
         assert not any(c in content for c in "\x1b\x00\x07\x9b\x9d"), name
 

@@ -1,3 +1,4 @@
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -24,7 +25,16 @@ class Ev:
 def started(rounds=1, participants=("a", "b", "c")):
     return Ev("debate_started", {"quaestio": "Q?", "rounds": rounds,
                                  "participants": list(participants), "judge": "judge",
-                                 "synthesizer": "judge"})
+                                 "synthesizer": "judge",
+                                 "settings": {"judging": proto.JUDGING}})
+
+
+def ruled(status="resolved", questions=(), prose="ok") -> str:
+    """A judge's answer: its prose, then the block its verdict is computed from."""
+    data = {"status": status, "questions": list(questions),
+            "findings": [{"id": "F1", "point": "speed", "ruling": "upheld",
+                          "severity": "major"}]}
+    return f"{prose}\n\n```json\n{json.dumps(data)}\n```"
 
 
 def done(turn_id, role, phase, rnd=0, ok=True, text="answer", failure=None, message=""):
@@ -115,30 +125,32 @@ def test_second_round_sees_first():
 
 def test_resolved_leads_to_redactio_then_done():
     evs = _through_reactions() + [done("respondeo-1", "judge", "respondeo", 1,
-                                       text="STATUS: RESOLVED\nok")]
+                                       text=ruled())]
     s = step(evs)
     assert s.phase == "redactio" and s.turns[0].role == "synthesizer"
-    assert "STATUS: RESOLVED" in s.turns[0].variables["ruling"]
+    assert "**Verdict: RESOLVED**" in s.turns[0].variables["ruling"]
     evs.append(done("redactio-1", "judge", "redactio", 1, text="# Final report"))
     assert step(evs) == Done("resolved")
 
 
 def test_needs_input_stops_then_answers_reopen():
     evs = _through_reactions() + [done("respondeo-1", "judge", "respondeo", 1,
-                                       text="STATUS: NEEDS_INPUT\n1. speed?")]
+                                       text=ruled("needs_input", ["speed?"]))]
     assert step(evs) == Done("needs_input")
     evs.append(Ev("answers_given", {"answers": "speed matters"}))
     s = step(evs)
     assert s.phase == "respondeo" and s.turns[0].template == "continuation"
     assert s.turns[0].variables["answers"].endswith("speed matters")
-    assert "1. speed?" in s.turns[0].variables["ruling"]
-    evs.append(done("respondeo-2", "judge", "respondeo", 2, text="STATUS: RESOLVED"))
+    assert "speed?" in s.turns[0].variables["ruling"]
+    evs.append(done("respondeo-2", "judge", "respondeo", 2, text=ruled()))
     assert step(evs).turns[0].turn_id == "redactio-2"
 
 
 def test_unclear_status_is_never_resolved():
     evs = _through_reactions() + [done("respondeo-1", "judge", "respondeo", 1,
-                                       text="Looks fine to me.")]
+                                       text="STATUS: RESOLVED\nLooks fine to me.")]
+    assert step(evs).turns[0].turn_id == "respondeo-1/retry"   # asked again, once
+    evs.append(done("respondeo-1/retry", "judge", "respondeo", 1, text="Still fine."))
     assert step(evs) == Done("unclear")
 
 
@@ -151,7 +163,7 @@ def test_judge_failure_fails_the_debate():
 
 def test_finalize_asks_for_a_new_draft():
     evs = _through_reactions() + [done("respondeo-1", "judge", "respondeo", 1,
-                                       text="STATUS: RESOLVED"),
+                                       text=ruled()),
                                   done("redactio-1", "judge", "redactio", 1)]
     evs.append(Ev("finalize_requested", {}))
     s = step(evs)

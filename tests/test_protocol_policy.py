@@ -32,9 +32,13 @@ def done(turn_id, role, phase, rnd=0, ok=True, text="answer", failure=None) -> E
                                  "message": ""})
 
 
-def judged(ruling: str = "STATUS: NEEDS_INPUT\nWhich?", synthesizer: str = "judge"):
+NEEDS = '```json\n{"status": "needs_input", "questions": ["Which?"]}\n```'
+
+
+def judged(ruling: str = NEEDS, synthesizer: str = "judge"):
     base = started(rounds=0, participants=("a", "b"))
     base.data["synthesizer"] = synthesizer
+    base.data["settings"] = {"judging": proto.JUDGING}
     return proto.state([base, done("proposal/a", "a", "proposal"),
                         done("proposal/b", "b", "proposal"),
                         done("respondeo-1", "judge", "respondeo", 1, text=ruling)])
@@ -44,8 +48,11 @@ def test_places_the_judge_without_a_checkout_and_answers_bring_back_only_judge_a
     s = judged(synthesizer="a")
     full = proto.places(s, None)
     assert full.names == ("a", "b", "a", "judge") and full.no_repo == {"judge"}
-    again = proto.places(s, AnswersGiven(answers="x"))
+    again = proto.places(s, FinalizeRequested())
     assert again.names == ("a", "judge") and again.no_repo == {"judge"}
+    # answers may send the debaters back to argue them: their checkouts are made again
+    answered = proto.places(s, AnswersGiven(answers="x"))
+    assert answered.names == ("a", "b", "a", "judge")
     alone = proto.places(judged(), FinalizeRequested())
     assert alone.names == ("judge",) and alone.no_repo == frozenset()
 
@@ -78,7 +85,7 @@ def test_continue_and_finalize_are_accepted_or_refused_with_the_reason():
     assert proto.accept(asking, "continue", "yes") == AnswersGiven(answers="yes")
     with pytest.raises(Refused, match="cannot finalize: the judge ruled NEEDS_INPUT"):
         proto.accept(asking, "finalize")
-    settled = judged("STATUS: RESOLVED\nDone.")
+    settled = judged('Done.\n```json\n{"status": "resolved"}\n```')
     assert proto.accept(settled, "finalize") == FinalizeRequested()
     with pytest.raises(Refused, match="already resolved; use --finalize"):
         proto.accept(settled, "continue", "more")

@@ -137,9 +137,20 @@ def _who(label: str, names: Mapping[str, str]) -> str:
 # --- debate.json ----------------------------------------------------------------------------
 
 
-def record(j: Judgment, names: Mapping[str, str] | None = None) -> dict[str, Any]:
+def _clean(value: Any) -> Any:
+    """Every string in ``value`` without control sequences (JSON escapes C0, not C1)."""
+    if isinstance(value, str):
+        return sanitize(value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def record(j: Judgment) -> dict[str, Any]:
     """What ``debate.json`` says of a judgment besides its findings (docs/findings.md)."""
-    return {
+    return _clean({
         "status": j.status, "legacy": j.legacy, "blocking": bool(j.blocking),
         "blocking_ids": j.blocking, "undecided_ids": j.undecided,
         "questions": [sanitize(q) for q in j.questions],
@@ -148,14 +159,14 @@ def record(j: Judgment, names: Mapping[str, str] | None = None) -> dict[str, Any
         "judges": {"seated": len(j.seats), "ruled": len(j.ruled),
                    "seats": [{"name": s.juror, "weight": s.weight, "ruled": s.answer is not None,
                               "failure": s.failure} for s in j.seats]},
-    }
+    })
 
 
 def findings(j: Judgment, names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Each point as CI reads it: a stable id and fingerprint, file and line, the ruling the
     votes made, and every vote."""
     names = names or {}
-    return [{
+    return _clean([{
         "id": p.finding.id, "fingerprint": p.fingerprint, "point": sanitize(p.finding.point),
         "ruling": p.ruling, "severity": p.severity,
         "raised_by": [{"label": r, "name": names.get(r)} for r in p.finding.raised_by],
@@ -166,7 +177,7 @@ def findings(j: Judgment, names: Mapping[str, str] | None = None) -> list[dict[s
                    "severity": c.severity, "reasons": sanitize(c.reasons)} for c in p.votes],
         "margin": p.margin, "dissent": [c.juror for c in p.dissent],
         "abstained": p.abstained,
-    } for p in j.points]
+    } for p in j.points])
 
 
 # --- the jury's prompt ----------------------------------------------------------------------
