@@ -12,6 +12,9 @@ approving ends the debate as ``synthesis``; a synthesis still rejected after
 ``max_refinement_loops`` refinements ends it as ``stalemate``. Each role's turn is held to its
 contract (deterministic rules): a breach is a warning, or with ``strict`` a refused turn the
 role answers again (at most ``max_redos`` times, then ``force_closed``).
+
+The rules over text are in ``wind_wall_door_rules``, how the debate reads in
+``wind_wall_door_view``.
 """
 
 from __future__ import annotations
@@ -41,16 +44,22 @@ from disputatio.protocols.base import (
     answered,
     contribution,
     foreign,
-    human_lines,
     human_notes,
 )
-from disputatio.text import fair_caps, one_line, quote, sanitize
+from disputatio.protocols.wind_wall_door_rules import (  # noqa: F401  (the rules, re-exported)
+    APPROVE,
+    REJECT,
+    breaches,
+    calls_vote,
+    parse_pick,
+    parse_vote,
+)
+from disputatio.text import fair_caps, one_line
 
 ROLES = ("wind", "wall", "door")
 TITLE = {"wind": "Wind", "wall": "Wall", "door": "Door"}
 VOICE = {"wind": "What if…", "wall": "Yes, but…", "door": "Therefore…"}
 MODE = {"wind": "pathos", "wall": "ethos", "door": "logos"}
-APPROVE, REJECT = "APPROVE", "REJECT"
 
 
 class Config(BaseModel):
@@ -124,62 +133,6 @@ class State(DebateState):
 
 def state(events: Iterable[Any]) -> State:
     return State.from_events(events)
-
-
-# --- the rules, as deterministic checks -------------------------------------------------
-
-_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+\S", re.M)
-_STEP = re.compile(r"^\s*\d+[.)]\s+\S", re.M)
-_EVIDENCE = re.compile(r"^[\s#>*_\[]*evidence\b", re.I | re.M)
-_CALL = re.compile(r"^[\s#>*_]*call the vote[\s*_.!]*$", re.I | re.M)
-_VOTE = re.compile(r"^(?:vote\s*[:\-–—]\s*)?(approved?|rejected?)\b", re.I)
-_PICK = re.compile(r"^(?:(?:pick|next)\s*[:\-–—]\s*)?(wind|wall|door)\W*$", re.I)
-
-
-def _plain(line: str) -> str:
-    return re.sub(r"[*_`#>]", "", line).strip()
-
-
-def breaches(role: str, text: str) -> list[str]:
-    """What a role's turn lacks of its contract (debate-hall's rules): Wind offers options and
-    asks; Wall opens with a verdict and carries evidence; Door reasons in numbered steps."""
-    out = []
-    if role == "wind":
-        if len(_ITEM.findall(text)) < 2:
-            out.append("fewer than two options as list items")
-        if "?" not in text:
-            out.append("no question")
-    elif role == "wall":
-        if "verdict:" not in _plain(text.strip()[:200]).lower() and \
-                "[verdict]" not in text.strip()[:200].lower():
-            out.append("no VERDICT: within its first 200 characters")
-        if not _EVIDENCE.search(text):
-            out.append("no EVIDENCE section")
-    elif len(_STEP.findall(text)) < 2:
-        out.append("no synthesis in numbered steps (1., 2., …)")
-    return out
-
-
-def parse_vote(text: str) -> str:
-    """APPROVE only when the first non-blank line starts with APPROVE (or ``Vote: APPROVE``)
-    and names no REJECT; no keyword there, or both, is REJECT."""
-    first = next((_plain(line) for line in text.splitlines() if _plain(line)), "")
-    m = _VOTE.match(first)
-    if m is None or not m.group(1).lower().startswith("approve"):
-        return REJECT
-    return REJECT if re.search(r"\breject", first, re.I) else APPROVE
-
-
-def parse_pick(text: str) -> str | None:
-    """The role the mediator's first non-blank line names alone (``WALL``, ``Next: wall``);
-    None for anything else: a pick is never guessed."""
-    first = next((_plain(line) for line in text.splitlines() if _plain(line)), "")
-    m = _PICK.match(first)
-    return m.group(1).lower() if m else None
-
-
-def calls_vote(text: str) -> bool:
-    return bool(_CALL.search(text))
 
 
 # --- the course of the debate -------------------------------------------------------------
@@ -288,10 +241,10 @@ def _attempts(s: State, c: Course, base: str, role: str, spec) -> Turn | Step | 
         tid = base if a == 0 else f"{base}.redo-{a}"
         t = s.turns.get(tid)
         if t is None:
-            return Step(f"{_where_id(tid)} · {TITLE[role]}" + (f", redo {a}" if a else ""),
+            return Step(f"{where_of(tid)} · {TITLE[role]}" + (f", redo {a}" if a else ""),
                         (spec(tid, refused),))
         if not answered(t):
-            return _failed(s, t, _where_id(tid))
+            return _failed(s, t, where_of(tid))
         broken = breaches(role, t.text)
         if not broken:
             return t
@@ -381,7 +334,7 @@ def transcript(s: State, c: Course) -> str:
     entries = [(_heading(s, r, t), t) for r, t in c.spoken]
     entries += [(f"Vote on synthesis {k} — {s.label(v)}: {verdict}", t)
                 for k, v, verdict, t in c.votes]
-    entries.sort(key=lambda e: _rank(e[1].turn_id))
+    entries.sort(key=lambda e: rank(e[1].turn_id))
     if not entries:
         return "(nothing yet: this is the first turn)"
     caps = fair_caps([len(t.text.strip()) for _, t in entries], TRANSCRIPT_BUDGET)
@@ -392,27 +345,29 @@ def transcript(s: State, c: Course) -> str:
 
 
 def _heading(s: State, role: str, t: Turn) -> str:
-    where = f"refinement {t.round}" if t.phase == "refine" else f"turn {_n(t.turn_id)}"
+    where = f"refinement {t.round}" if t.phase == "refine" else f"turn {number(t.turn_id)}"
     return f"{s.label(role)}, {where} — “{VOICE[role]}”"
 
 
-def _n(turn_id: str) -> int:
+def number(turn_id: str) -> int:
+    """The turn's n (debate turns, picks) or the synthesis's k (votes, refinements)."""
     m = re.match(r"(?:turn|pick|vote|refine)-(\d+)", turn_id)
     return int(m.group(1)) if m else 0
 
 
-def _rank(turn_id: str) -> tuple:
+def rank(turn_id: str) -> tuple:
     """Where a turn sits: debate turns (a pick before its turn, redos after), then each
     synthesis's votes and the refinement they led to."""
-    n = _n(turn_id)
+    n = number(turn_id)
     redo = int(turn_id.rsplit(".redo-", 1)[1]) if ".redo-" in turn_id else 0
     if turn_id.startswith(("vote-", "refine-")):
         return (1, n, turn_id.startswith("refine-"), "wall" in turn_id, redo)
     return (0, n, not turn_id.startswith("pick-"), 0, redo)
 
 
-def _where_id(turn_id: str) -> str:
-    n = _n(turn_id)
+def where_of(turn_id: str) -> str:
+    """A turn's place, in a sentence (progress, failures, the degradation lines)."""
+    n = number(turn_id)
     if turn_id.startswith("vote-"):
         return f"the vote on synthesis {n}"
     if turn_id.startswith("refine-"):
@@ -471,94 +426,8 @@ def ending(done: Done, primary: str) -> Ending:
     return Ending(False, "")
 
 
-# --- how its debate reads ---------------------------------------------------------------
-
 def presentation(s: State) -> Presentation:
-    c = course(s)
-    picks = {h.key: h.choice for h in s.human if h.action == "pick"}
-    unshown = [h for h in s.human if h.action != "pick"]
-    roles_shown: list[bool] = []
+    """How its debate reads (``wind_wall_door_view``): the course, as the rules read it."""
+    from disputatio.protocols.wind_wall_door_view import present
 
-    def interlude(t: Turn) -> list[str]:
-        """Lines of ours before a turn: the roles (once), the human's actions after the round
-        before it, who picked the speaker, contract notes, the call for a vote."""
-        lines: list[str] = []
-        if not roles_shown:
-            roles_shown.append(True)
-            lines += _roles_block(s)
-        tid, n = t.turn_id, _n(t.turn_id)
-        lead = f"pick-{n}" if s.cfg.mediator else f"turn-{n}/{t.seat}"
-        if tid == lead:
-            due = [h for h in unshown if h.round <= (n - 1) // 3]
-            for h in due:
-                unshown.remove(h)
-            lines += human_lines(due)
-        if tid == f"turn-{n}/{t.seat}":
-            if f"pick-{n}" in picks:
-                lines += [f"_The human gives turn {n} to {picks[f'pick-{n}']}._", ""]
-            lines += c.notes.get(f"turn {n}", [])
-        if tid == f"vote-{n}/wind":
-            lines += [f"## Door calls the vote (turn {c.called})" if n == 1 else
-                      f"## The vote on refinement {n - 1}", ""]
-        return lines + c.notes.get(tid, [])
-
-    verdict = c.votes[-1][2] if c.votes else None
-    return Presentation(verdict=verdict, title=lambda t: _title(c, t),
-                        order=lambda t, ps: _rank(t.turn_id), interlude=interlude,
-                        where=lambda t: _where_id(t.turn_id),
-                        documents=lambda ended, header: _documents(s, c, header))
-
-
-def _roles_block(s: State) -> list[str]:
-    cfg = s.cfg
-    lines = ["## The roles", ""]
-    lines += [f"- **{TITLE[r]}** ({MODE[r]}, “{VOICE[r]}”): {s.player(r)}" for r in ROLES]
-    order = "Wind → Wall → Door" if cfg.order == "fixed" else \
-        f"mediated: {cfg.mediator or 'the human'} picks each speaker"
-    lines += ["", f"Order: {order} · at most {cfg.max_turns} turns and {cfg.max_rounds} "
-              f"rounds · {cfg.max_refinement_loops} refinements · contracts "
-              f"{'enforced (strict)' if cfg.strict else 'as warnings'}"]
-    if s.started.judge:
-        lines += ["", f"The lineup's judge ({s.started.judge}) takes no part in this protocol."]
-    return lines + [""]
-
-
-def _title(c: Course, t: Turn) -> str:
-    role = t.seat if t.seat in ROLES else ""
-    redo = f" (redo {t.turn_id.rsplit('.redo-', 1)[1]})" if ".redo-" in t.turn_id else ""
-    if t.phase == "vote":
-        verdict = next((v for k, r, v, x in c.votes if x.turn_id == t.turn_id), None)
-        return f"Vote on synthesis {t.round}, {TITLE.get(role, role)}" + \
-            (f": {verdict}" if verdict else "")
-    if t.phase == "pick":
-        return f"The mediator's pick for turn {_n(t.turn_id)}"
-    where = f"refinement {t.round}" if t.phase == "refine" else \
-        f"turn {_n(t.turn_id)}, round {t.round}"
-    return f"{TITLE.get(role, role)} · “{VOICE.get(role, '')}” · {where}{redo}"
-
-
-def _documents(s: State, c: Course, header: str) -> tuple[dict[str, str], str | None]:
-    """synthesis.md: Door's latest synthesis under the outcome, the deliverable; none while
-    Door has not spoken."""
-    t = c.synthesis
-    if t is None:
-        return {}, None
-    done = c.next if isinstance(c.next, Done) else None
-    status = done.status if done else "in progress"
-    why = {"synthesis": "Wind and Wall approved it.",
-           "stalemate": "Wind and Wall did not approve it: this is Door's last synthesis, "
-                        "not an agreed one.",
-           "exhaustion": "the limits ran out before Door called the vote: this is Door's last "
-                         "word, never voted on."}.get(status, "the debate has not ended.")
-    where = f"refinement {t.round}" if t.phase == "refine" else f"turn {_n(t.turn_id)}"
-    lines = [f"**Outcome: {status}** — {done.reason if done and done.reason else why}", "",
-             f"_{why[0].upper()}{why[1:]} Door: {s.player('door')}, {where}._", ""]
-    last = c.votes[-1] if c.votes else None
-    if last and last[2] == REJECT:
-        lines += [f"**{s.label(last[1])} rejected it:**", "", quote(last[3].text.strip()), ""]
-    if s.started.judge:
-        header = header.replace(f" · judge {s.started.judge}", "")
-    body = _CALL.sub("", sanitize(t.text)).strip()   # the call was for the vote, not the reader
-    return {"synthesis.md": header + "# Synthesis\n\n" + "\n".join(lines) + "\n" + body
-            + "\n"}, "synthesis.md"
-
+    return present(s, course(s))

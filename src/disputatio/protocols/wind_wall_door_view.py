@@ -1,0 +1,110 @@
+"""How a Wind/Wall/Door debate reads: titles by role and voice, lines of ours between turns
+(the roles, the human's actions, picks, contract notes, the call for the vote) and
+``synthesis.md``, the deliverable, with the outcome above Door's latest synthesis."""
+
+from __future__ import annotations
+
+from disputatio.protocols.base import Done, Presentation, Turn, human_lines
+from disputatio.protocols.wind_wall_door import (
+    MODE,
+    ROLES,
+    TITLE,
+    VOICE,
+    Course,
+    State,
+    number,
+    rank,
+    where_of,
+)
+from disputatio.protocols.wind_wall_door_rules import CALL, REJECT
+from disputatio.text import quote, sanitize
+
+
+def present(s: State, c: Course) -> Presentation:
+    picks = {h.key: h.choice for h in s.human if h.action == "pick"}
+    unshown = [h for h in s.human if h.action != "pick"]
+    roles_shown: list[bool] = []
+
+    def interlude(t: Turn) -> list[str]:
+        """Lines of ours before a turn: the roles (once), the human's actions after the round
+        before it, who picked the speaker, contract notes, the call for a vote."""
+        lines: list[str] = []
+        if not roles_shown:
+            roles_shown.append(True)
+            lines += _roles_block(s)
+        tid, n = t.turn_id, number(t.turn_id)
+        lead = f"pick-{n}" if s.cfg.mediator else f"turn-{n}/{t.seat}"
+        if tid == lead:
+            due = [h for h in unshown if h.round <= (n - 1) // 3]
+            for h in due:
+                unshown.remove(h)
+            lines += human_lines(due)
+        if tid == f"turn-{n}/{t.seat}":
+            if f"pick-{n}" in picks:
+                lines += [f"_The human gives turn {n} to {picks[f'pick-{n}']}._", ""]
+            lines += c.notes.get(f"turn {n}", [])
+        if tid == f"vote-{n}/wind":
+            lines += [f"## Door calls the vote (turn {c.called})" if n == 1 else
+                      f"## The vote on refinement {n - 1}", ""]
+        return lines + c.notes.get(tid, [])
+
+    verdict = c.votes[-1][2] if c.votes else None
+    return Presentation(verdict=verdict, title=lambda t: _title(c, t),
+                        order=lambda t, ps: rank(t.turn_id), interlude=interlude,
+                        where=lambda t: where_of(t.turn_id),
+                        documents=lambda ended, header: _documents(s, c, header))
+
+
+def _roles_block(s: State) -> list[str]:
+    cfg = s.cfg
+    lines = ["## The roles", ""]
+    lines += [f"- **{TITLE[r]}** ({MODE[r]}, “{VOICE[r]}”): {s.player(r)}" for r in ROLES]
+    order = "Wind → Wall → Door" if cfg.order == "fixed" else \
+        f"mediated: {cfg.mediator or 'the human'} picks each speaker"
+    lines += ["", f"Order: {order} · at most {cfg.max_turns} turns and {cfg.max_rounds} "
+              f"rounds · {cfg.max_refinement_loops} refinements · contracts "
+              f"{'enforced (strict)' if cfg.strict else 'as warnings'}"]
+    if s.started.judge:
+        lines += ["", f"The lineup's judge ({s.started.judge}) takes no part in this protocol."]
+    return lines + [""]
+
+
+def _title(c: Course, t: Turn) -> str:
+    role = t.seat if t.seat in ROLES else ""
+    redo = f" (redo {t.turn_id.rsplit('.redo-', 1)[1]})" if ".redo-" in t.turn_id else ""
+    if t.phase == "vote":
+        verdict = next((v for k, r, v, x in c.votes if x.turn_id == t.turn_id), None)
+        return f"Vote on synthesis {t.round}, {TITLE.get(role, role)}" + \
+            (f": {verdict}" if verdict else "")
+    if t.phase == "pick":
+        return f"The mediator's pick for turn {number(t.turn_id)}"
+    where = f"refinement {t.round}" if t.phase == "refine" else \
+        f"turn {number(t.turn_id)}, round {t.round}"
+    return f"{TITLE.get(role, role)} · “{VOICE.get(role, '')}” · {where}{redo}"
+
+
+def _documents(s: State, c: Course, header: str) -> tuple[dict[str, str], str | None]:
+    """synthesis.md: Door's latest synthesis under the outcome, the deliverable; none while
+    Door has not spoken."""
+    t = c.synthesis
+    if t is None:
+        return {}, None
+    done = c.next if isinstance(c.next, Done) else None
+    status = done.status if done else "in progress"
+    why = {"synthesis": "Wind and Wall approved it.",
+           "stalemate": "Wind and Wall did not approve it: this is Door's last synthesis, "
+                        "not an agreed one.",
+           "exhaustion": "the limits ran out before Door called the vote: this is Door's last "
+                         "word, never voted on."}.get(status, "the debate has not ended.")
+    where = f"refinement {t.round}" if t.phase == "refine" else f"turn {number(t.turn_id)}"
+    lines = [f"**Outcome: {status}** — {done.reason if done and done.reason else why}", "",
+             f"_{why[0].upper()}{why[1:]} Door: {s.player('door')}, {where}._", ""]
+    last = c.votes[-1] if c.votes else None
+    if last and last[2] == REJECT:
+        lines += [f"**{s.label(last[1])} rejected it:**", "", quote(last[3].text.strip()), ""]
+    if s.started.judge:
+        header = header.replace(f" · judge {s.started.judge}", "")
+    body = CALL.sub("", sanitize(t.text)).strip()   # the call was for the vote, not the reader
+    return {"synthesis.md": header + "# Synthesis\n\n" + "\n".join(lines) + "\n" + body
+            + "\n"}, "synthesis.md"
+
