@@ -151,8 +151,8 @@ class _Asked:
     protocol: str | None = None
     answers: str | None = None
     quiet: bool = False
-    more: dict | None = None   # a command's own arguments (redact, watch)
     human: bool = False
+    more: dict | None = None   # a command's own arguments (redact, watch)
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -241,6 +241,32 @@ def doctor_command(config_path: ConfigPath = None, demo: Demo = False,
              "existing one is backed up unless --force).")
 def init_command(force: Force = False, timeout: Timeout = None) -> None:
     _act("init", _Asked(force=force, timeout=timeout))
+
+
+@cli.command("redact", help="Replace a turn's text with [REDACTED: reason] in the ledger, "
+             "every artifact and raw/; the hash chain still verifies.")
+def redact_command(
+    debate: Annotated[str, typer.Argument(help="The debate: its folder, or its id under "
+                                          "./.debate.", show_default=False)],
+    turn: Annotated[str, typer.Argument(help="The turn id (e.g. proposal/claude), or the "
+                                        "seq of its event.", show_default=False)],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the ledger).",
+                                        show_default=False)],
+) -> None:
+    _act("redact", _Asked(more={"debate": debate, "turn": turn, "reason": reason}))
+
+
+@cli.command("watch", help="A live viewer of the debates in the browser, on 127.0.0.1 only, "
+             "with a read-only API (/v1/debates).")
+def watch_command(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port (0: any "
+                                      "free one).")] = 8470,
+    no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser.")] = False,
+    home: Annotated[Path | None, typer.Option("--home", help="Show the debates under DIR/"
+                                              ".debate (default: the current directory).",
+                                              show_default=False)] = None,
+) -> None:
+    _act("watch", _Asked(more={"port": port, "open": not no_open, "home": home}))
 
 
 Home = Annotated[Path | None, typer.Option(
@@ -428,6 +454,8 @@ def _say(lines: list[str]) -> None:
 _USE_CASES = {"run": _run, "continue": _carry_on("continue"), "finalize": _carry_on("finalize"),
               "resume": _carry_on("resume"), "verify": _verify, "doctor": _doctor,
               "init": _init, "protocols": _protocols,
+              "redact": lambda asked: _redact(**asked.more),
+              "watch": lambda asked: _watch(**asked.more),
               "list": lambda asked: _views("list_command", asked),
               "show": lambda asked: _views("show_command", asked)}
 
@@ -436,6 +464,18 @@ def _views(command: str, asked: _Asked):
     from disputatio import views
 
     return getattr(views, command)(**(asked.more or {}))
+
+
+def _redact(debate: str, turn: str, reason: str):
+    from disputatio import redaction
+
+    return redaction.redact(redaction.resolve(debate), turn, reason)
+
+
+def _watch(port: int, open: bool, home: Path | None):
+    from disputatio import watch  # the server library loads only here
+
+    return watch.serve(home or Path.cwd(), port, open_browser=open)
 
 
 def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:

@@ -23,6 +23,11 @@ from pathlib import Path
 from typing import Any
 
 GENESIS = "0" * 64
+# An event whose data holds TEXT_DIGEST commits to its "text" through that digest, not the text
+# itself: the hash stays the same when a redaction replaces the text by a tombstone, and
+# ``verify`` checks the text against the digest instead (see ``event_hash``).
+TEXT, TEXT_DIGEST = "text", "text_sha256"
+REDACTED = "turn_redacted"
 
 
 class LedgerError(Exception):
@@ -102,8 +107,20 @@ def canonical(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def committed(data: dict[str, Any]) -> dict[str, Any]:
+    """What an event's hash covers of its data: all of it, except a text that comes with its
+    digest (the digest is covered instead). Ledgers from before digests hash every field."""
+    if isinstance(data.get(TEXT_DIGEST), str):
+        return {k: v for k, v in data.items() if k != TEXT}
+    return data
+
+
 def event_hash(seq: int, ts: str, type_: str, data: dict, prev: str) -> str:
-    body = {"seq": seq, "ts": ts, "type": type_, "data": data, "prev": prev}
+    body = {"seq": seq, "ts": ts, "type": type_, "data": committed(data), "prev": prev}
     return hashlib.sha256(canonical(body)).hexdigest()
 
 
@@ -180,6 +197,7 @@ def verify(path: Path, recorded: tuple[int, str] | None = None) -> tuple[bool, s
     """
     prev = GENESIS
     hashes: list[str] = []
+    tombstones: dict[int, tuple[str, str]] = {}   # seq -> (text, digest): a redaction must vouch
     torn = False
     data = path.read_bytes()
     lines = data.split(b"\n")
@@ -202,8 +220,15 @@ def verify(path: Path, recorded: tuple[int, str] | None = None) -> tuple[bool, s
             return False, f"seq {seq}: prev does not match the hash of seq {seq - 1}"
         if event_hash(seq, ts, type_, d, p) != h:
             return False, f"seq {seq}: content does not match its hash"
+        wrong = _text_unproven(seq, type_, d, tombstones)
+        if wrong:
+            return False, wrong
         prev = h
         hashes.append(h)
+    if tombstones:
+        seq = min(tombstones)
+        return False, (f"seq {seq}: content does not match its hash (its text is not the one "
+                       f"hashed, and no {REDACTED} event vouches for a tombstone)")
     if recorded is not None:
         count, head = recorded
         if len(hashes) < count:
@@ -213,6 +238,51 @@ def verify(path: Path, recorded: tuple[int, str] | None = None) -> tuple[bool, s
             return False, f"seq {count}: not the event debate.json recorded as the head"
     note = " (a torn last line from a crash is ignored)" if torn else ""
     return True, f"ok {len(hashes)} events{note}"
+
+
+def _text_unproven(seq: int, type_: str, data: dict,
+                   tombstones: dict[int, tuple[str, str]]) -> str:
+    """Keep ``tombstones`` (texts that do not match their digest) up to date with one event:
+    a text that is not its digest's waits for a later redaction event naming it, with that
+    digest and exactly that tombstone. Returns what is wrong with a redaction event, if any."""
+    digest, text = data.get(TEXT_DIGEST), data.get(TEXT)
+    if isinstance(digest, str) and not (isinstance(text, str) and text_digest(text) == digest):
+        tombstones[seq] = (text if isinstance(text, str) else "", digest)
+    return _vouch(seq, data, tombstones) if type_ == REDACTED else ""
+
+
+def _vouch(seq: int, data: dict, tombstones: dict[int, tuple[str, str]]) -> str:
+    target = data.get("target")
+    if not isinstance(target, int) or not 0 < target < seq:
+        return f"seq {seq}: a redaction must name an earlier event, not {target!r}"
+    if tombstones.get(target) == (data.get("tombstone"), data.get("removed_sha256")):
+        del tombstones[target]
+    return ""
+
+
+def rewrite_text(path: Path, seq: int, text: str) -> None:
+    """Replace the text of event ``seq`` (one that commits to it by digest), keeping its hash:
+    the file is written anew beside the old one and renamed over it, so a reader sees the old
+    ledger or the new one, never half of each. The caller holds the writer's lock."""
+    lines = path.read_bytes().split(b"\n")
+    for i, raw in enumerate(lines):
+        event = _parse(raw) if raw.strip() else None
+        if event is not None and event.seq == seq:
+            if not isinstance(event.data.get(TEXT_DIGEST), str):
+                raise LedgerError(f"{path}: seq {seq} does not commit to its text by digest")
+            data = {**event.data, TEXT: text}
+            lines[i] = canonical({"seq": event.seq, "ts": event.ts, "type": event.type,
+                                  "data": data, "prev": event.prev, "hash": event.hash})
+            break
+    else:
+        raise LedgerError(f"{path}: no event with seq {seq}")
+    tmp = path.with_name(f".{path.name}.redact")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, path.stat().st_mode & 0o777)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(b"\n".join(lines))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
 
 
 def _mend_tail(path: Path) -> None:

@@ -1,0 +1,173 @@
+"""The viewer's HTTP face (Starlette): the page, the read-only API and the event streams.
+
+Everything is a GET; the only other route there will be is the human-in-the-loop's control
+endpoint (``--human``), which belongs in ``build`` beside the others, behind the same host
+guard. The guard answers 403 to any request whose ``Host`` is not the loopback name and the
+bound port: a page on another site that rebinds its own name to 127.0.0.1 (DNS rebinding)
+sends its own name, and is refused before any route runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from disputatio.render import summary as views
+from disputatio.watch import feed as feeds
+from disputatio.watch import page
+
+KEEPALIVE_S = 15.0
+PAGE_LIMIT = 1000        # events per /events answer; "next" says where to go on
+BATCH = 200              # frames written to a stream at once
+SECURITY = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-store", "X-Frame-Options": "DENY"}
+
+
+class HostGuard:
+    """Refuse any request whose Host header is not ours (see the module's docstring)."""
+
+    def __init__(self, app: ASGIApp, port: int):
+        self.app = app
+        self.allowed = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode(),
+                        f"[::1]:{port}".encode()}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            hosts = [v.lower() for k, v in scope["headers"] if k == b"host"]
+            if len(hosts) != 1 or hosts[0] not in self.allowed:
+                await _text(403, "error: this viewer answers only to 127.0.0.1 and localhost "
+                            "on its own port\n")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
+    """The viewer of the debates under ``home/.debate``, answering on ``port``."""
+    hub = feeds.Hub(home)
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(page.HTML, headers={**SECURITY, "Content-Security-Policy": page.CSP})
+
+    async def debates(request: Request) -> Response:
+        listed = await asyncio.to_thread(feeds.summaries, home)
+        return _json({"debates": [s.to_json() for s in listed]})
+
+    async def debate(request: Request) -> Response:
+        debate_id = request.path_params["debate"]
+        feed = hub.feed(debate_id)
+        if feed is None:
+            return _missing(debate_id)
+        try:
+            found = feeds.summary(debate_id, feed.path, feed.events)
+            turns = [_turn(v) for v in views.turns(feed.events)]
+        finally:
+            hub.release(debate_id)
+        if found is None:
+            return _missing(debate_id)
+        return _json({**found.to_json(), "turns": turns})
+
+    async def events(request: Request) -> Response:
+        debate_id = request.path_params["debate"]
+        after = _seq(request.query_params.get("after", "0"))
+        if after is None:
+            return _json({"error": "after must be a seq: a whole number, 0 or more"}, 400)
+        feed = hub.feed(debate_id)
+        if feed is None:
+            return _missing(debate_id)
+        try:
+            got = feed.payload(after, PAGE_LIMIT)
+            more = len(feed.events) > after + len(got)
+        finally:
+            hub.release(debate_id)
+        return _json({"events": got, "next": got[-1]["seq"] if more else None})
+
+    async def stream(request: Request) -> Response:
+        debate_id = request.path_params["debate"]
+        # an EventSource that reconnects sends the last id it saw; a first visit may ask
+        after = _seq(request.headers.get("last-event-id")
+                     or request.query_params.get("after", "0"))
+        if after is None:
+            return _json({"error": "Last-Event-ID and after must be a seq"}, 400)
+        feed = hub.feed(debate_id)
+        if feed is None:
+            return _missing(debate_id)
+        feed.subscribers += 1
+        return StreamingResponse(_frames(hub, debate_id, feed, after),
+                                 media_type="text/event-stream", headers=SECURITY)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        hub.bind()
+        task = asyncio.create_task(hub.follow())
+        try:
+            yield
+        finally:
+            hub.stop()
+            await task
+
+    app = Starlette(routes=[
+        Route("/", index, methods=["GET"]),
+        Route("/debates/{debate}", index, methods=["GET"]),
+        Route("/v1/debates", debates, methods=["GET"]),
+        Route("/v1/debates/{debate}", debate, methods=["GET"]),
+        Route("/v1/debates/{debate}/events", events, methods=["GET"]),
+        Route("/v1/debates/{debate}/stream", stream, methods=["GET"]),
+        # the human-in-the-loop's controls (--human) are the one write route there will be
+    ], lifespan=lifespan)
+    return HostGuard(app, port), hub
+
+
+async def _frames(hub: feeds.Hub, debate_id: str, feed: feeds.Feed, seen: int):
+    """A client's stream: every event after ``seen``, once, in order, then each new one as the
+    feed reads it; a comment now and then keeps proxies from closing an idle stream."""
+    try:
+        yield b"retry: 1000\n\n"
+        while not hub.stopping.is_set():
+            if len(feed.frames) > seen:
+                chunk = feed.frames[seen:seen + BATCH]
+                seen += len(chunk)
+                yield b"".join(chunk)
+            elif not await feed.beyond(seen, KEEPALIVE_S) and not hub.stopping.is_set():
+                yield b": keep-alive\n\n"
+    finally:
+        feed.subscribers -= 1
+        hub.release(debate_id)
+
+
+def _turn(view: views.TurnView) -> dict[str, Any]:
+    t = view.turn
+    return {"turn_id": t.turn_id, "participant": t.participant, "seat": t.seat,
+            "phase": t.phase, "round": t.round, "adapter": t.adapter, "ok": view.ok,
+            "text": t.text, "failure": t.failure, "message": t.message,
+            "cost_usd": t.cost_usd, "duration_s": t.duration_s}
+
+
+def _seq(value: str | None) -> int | None:
+    try:
+        n = int(value or "0")
+    except ValueError:
+        return None
+    return n if n >= 0 else None
+
+
+def _json(body: dict[str, Any], status: int = 200) -> Response:
+    return Response(json.dumps(body, ensure_ascii=False), status, headers=SECURITY,
+                    media_type="application/json")
+
+
+def _missing(debate_id: str) -> Response:
+    return _json({"error": f"no debate {debate_id!r}"}, 404)
+
+
+def _text(status: int, text: str) -> Response:
+    return Response(text, status, media_type="text/plain", headers=SECURITY)
+
