@@ -129,6 +129,9 @@ def render(events, status: str, reason: str, look: Look) -> str:
         if extra:
             parts.append(f"<div class=\"interlude\">{to_html(chr(10).join(extra), 0)}</div>")
         parts.append(turn(view, look, labels))
+    coda = look.coda()   # what happened once no turn followed the last one
+    if coda:
+        parts.append(f"<div class=\"interlude coda\">{to_html(chr(10).join(coda), 0)}</div>")
     parts.append("</section>")
     t = summary.totals(views)
     wall = summary.fmt_duration(summary.wall_seconds(events))

@@ -81,6 +81,8 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
         else:
             console.print(Text("Did not finish (interrupted during this turn).", style="red"))
 
+    for extra in look.coda():
+        console.print(Text(sanitize(extra)))
     ended = [v.turn for v in ran if v.ok is not None]
     files, primary = look.documents(ended, "")
     if primary and primary in files:
