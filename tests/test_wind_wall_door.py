@@ -339,3 +339,40 @@ def test_the_demo_shows_the_protocol_and_protocols_lists_it(home):
     assert [line.split(None, 1) for line in listed if line.startswith("wind-wall-door ")] == [
         ["wind-wall-door", "The Wind / Wall / Door protocol: three roles, a synthesis, and a "
                            "vote on it."]]
+
+
+# --- through the use cases, with a scripted human ----------------------------------------------
+
+def test_human_picks_through_app_a_human_who_leaves_stops_it_and_resume_asks_again(home,
+                                                                                   tmp_path):
+    from disputatio import app, config, ledger
+    from disputatio.context import RunContext
+    from disputatio.outcome import EXIT_INTERRUPTED, EXIT_OK
+
+    asked: list[Ask] = []
+
+    def picks(*choices: str):
+        left = list(choices)
+
+        def human(ask: Ask) -> HumanActed | None:
+            asked.append(ask)
+            return HumanActed(key=ask.key, round=ask.round, action="pick",
+                              choice=left.pop(0)) if left else None
+        return human
+
+    path = write_config(tmp_path / "d.yaml", [sim("ann"), sim("bob"), sim("cy")],
+                        protocol={"order": "mediated"})
+    cfg, _ = config.load(path)
+    out = app.run("Cache or shard?", cfg, app.RunOptions(quiet=True, human=True), base=home,
+                  protocol="wind-wall-door", context=RunContext(human=picks("Wall")))
+    assert out.code == EXIT_INTERRUPTED and "--resume --human" in out.message
+    debate = next((home / ".debate").iterdir())
+    out = app.resume(debate, quiet=True, context=RunContext(human=picks("Wind", "Door")))
+    assert out.code == EXIT_OK and out.path == debate / "synthesis.md"
+    assert [a.key for a in asked] == ["pick-1", "pick-2", "pick-2", "pick-3"]
+    evs = ledger.load(debate / "events.jsonl")
+    assert [e.data["choice"] for e in evs if e.type == "human_acted"] == ["Wall", "Wind", "Door"]
+    assert [e.data["turn_id"] for e in evs if e.type == "turn_completed"][:3] == [
+        "turn-1/wall", "turn-2/wind", "turn-3/door"]
+    assert "_The human gives turn 2 to Wind._" in (debate / "debate.md").read_text()
+    assert app.verify(debate).code == EXIT_OK
