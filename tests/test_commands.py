@@ -140,8 +140,8 @@ def test_protocol_is_recorded_and_an_unknown_one_refused(home):
     for args in (["run", "--demo", "--protocol", "nope"], ["--demo", "--protocol", "nope"]):
         r = invoke(*args, cwd=home)
         assert (r.returncode, r.stdout) == (2, "")
-        assert r.stderr == ("error: no protocol named 'nope'; the protocols are disputatio "
-                            "(see disputatio protocols)\n")
+        assert r.stderr == ("error: no protocol named 'nope'; the protocols are disputatio, "
+                            "committee, wind-wall-door (see disputatio protocols)\n")
     r = invoke("--verify", "--protocol", "disputatio", cwd=home)
     assert (r.returncode, r.stderr) == (2, "error: --protocol cannot be used with --verify\n")
 
