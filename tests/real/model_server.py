@@ -269,11 +269,15 @@ def _inspect_gemini(req: Request, body: dict) -> None:
 def debate_default(req: Request) -> Reply:
     """The default reply: a judge ruling for judge prompts, else a short proposal.
 
-    A prompt containing ``STATUS:`` is a judge prompt (it asks for ``STATUS: RESOLVED`` or
-    ``STATUS: NEEDS_INPUT``), so the answer starts with ``STATUS: RESOLVED``. Anything else gets a
-    deterministic proposal naming the model, plus the excerpt of any tool result it just got.
+    disputatio's judge prompt (``phase: respondeo``) asks for a fenced ``json`` block: the
+    answer is a ruling with one finding upheld (a juror's prompt lists the points to rule on by
+    id: each is upheld). A prompt containing ``STATUS:`` asks for a status line, which the answer
+    starts with. Anything else gets a deterministic proposal naming the model, plus the excerpt
+    of any tool result it just got.
     """
     model = req.model or "unknown-model"
+    if "(phase: respondeo" in req.prompt:
+        return Text(judge_ruling(req.prompt, model))
     if "STATUS:" in req.prompt:
         return Text(f"STATUS: RESOLVED\nRuling by {model}: the proposals agree; adopt the "
                     "smallest change that keeps the tests green.")
@@ -282,6 +286,24 @@ def debate_default(req: Request) -> Reply:
     if req.tool_results:
         text += "\nTool result: " + req.tool_results[-1][:2000]
     return Text(text)
+
+
+def judge_ruling(prompt: str, model: str, ruling: str = "upheld") -> str:
+    """A ruling in disputatio's structure: prose, then the ```json block. For a juror's prompt,
+    a vote of ``ruling`` on each point it lists; else one finding, ``ruling``."""
+    listed = prompt.split("## The points to rule on", 1)
+    if len(listed) > 1:
+        ids = re.findall(r'"id": "([^"]+)"', listed[1].split("## Your turn", 1)[0])
+        findings: list[dict] = [{"id": i, "ruling": ruling, "severity": "major",
+                                 "reasons": f"{model} rules {ruling}"} for i in ids]
+    else:
+        findings = [{"id": "F1", "point": "the change needs a test", "ruling": ruling,
+                     "severity": "major", "raised_by": ["Participant A"],
+                     "reasons": f"{model} rules {ruling}",
+                     "evidence": [{"file": "calc.py", "line": 1}], "file": "calc.py", "line": 1}]
+    data = {"status": "resolved", "findings": findings, "questions": [],
+            "summary": f"Ruling by {model}: adopt the smallest change that keeps the tests green."}
+    return f"Ruling by {model}.\n\n```json\n{json.dumps(data)}\n```\n"
 
 
 # ---------------------------------------------------------------------------------------------
