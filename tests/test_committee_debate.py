@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from disputatio import app, config, ledger
+from disputatio import app, config, human, ledger
 from disputatio.context import RunContext
 from disputatio.events import HumanActed
 from disputatio.outcome import EXIT_OK
@@ -130,16 +130,35 @@ def test_continue_is_refused_for_a_meeting_without_a_judge(home, tmp_path):
 def test_the_human_closes_the_meeting(home, tmp_path):
     asked = []
 
-    def human(ask):
+    def closes(ask):
         asked.append(ask)
         return HumanActed(key=ask.key, round=ask.round, action="pick", choice=committee.CLOSE)
 
     cfg, _ = config.load(lineup(tmp_path / "c.yaml", trio(DISPUTATIO_SIM_SPEAKS=9)))
     out = app.run("Tabs or spaces?", cfg, app.RunOptions(quiet=True, human=True), base=home,
-                  protocol="committee", context=RunContext(human=human))
+                  protocol="committee", context=RunContext(human=closes))
     assert out.code == EXIT_OK and out.status == committee.CANCELLED
     assert [a.key for a in asked] == ["round-1"]
+    # at the terminal, the option's number picks it
+    assert human.parse("p 1", asked[0]) == HumanActed(key="round-1", round=1, action="pick",
+                                                      choice=committee.CLOSE)
     md = (out.path.parent / "debate.md").read_text()
     assert "## The human, after round 1\n\nCloses the meeting." in md
     assert "the human closed the meeting after round 1" in (
         out.path.parent / "minutes.md").read_text()
+
+
+def test_a_judge_who_needs_input_is_answered_with_continue(home, tmp_path):
+    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
+             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
+    ran = meet(home, lineup(tmp_path / "c.yaml", trio(), judge=judge), "-q")
+    assert ran.returncode == 0, ran.stderr
+    asked = one_path(ran.stdout)
+    assert asked.name == "respondeo.md" and "the judge needs your input" in ran.stderr
+    again = invoke("continue", "--debate", str(asked.parent), "-q", "Readability first",
+                   cwd=home)
+    assert again.returncode == 0, again.stderr
+    assert one_path(again.stdout).name == "final-report.md"
+    prompt = next((asked.parent / "raw").glob("*respondeo-2.prompt.md")).read_text()
+    assert "> Readability first" in prompt and "## The meeting" in prompt
+    assert invoke("verify", "--debate", str(asked.parent), cwd=home).returncode == 0
