@@ -366,7 +366,7 @@ def test_human_picks_through_app_a_human_who_leaves_stops_it_and_resume_asks_aga
     out = app.run("Cache or shard?", cfg, app.RunOptions(quiet=True, human=True), base=home,
                   protocol="wind-wall-door", context=RunContext(human=picks("Wall")))
     assert out.code == EXIT_INTERRUPTED and "--resume --human" in out.message
-    debate = next((home / ".debate").iterdir())
+    debate = next((home / ".debate").glob("debate-*"))
     out = app.resume(debate, quiet=True, context=RunContext(human=picks("Wind", "Door")))
     assert out.code == EXIT_OK and out.path == debate / "synthesis.md"
     assert [a.key for a in asked] == ["pick-1", "pick-2", "pick-2", "pick-3"]

@@ -70,6 +70,8 @@ def test_a_debate_with_fake_clis_reaches_an_approved_synthesis(box, tmp_path):
     assert "## Vote on synthesis 1, Wind: REJECT — cy" in md
     assert "The lineup's judge (judge) takes no part in this protocol." in md
     synthesis = path.read_text()
+    assert "· 3 participants · Wind cy · Wall ann · Door bob" in synthesis
+    assert "judge" not in synthesis.split("# Synthesis")[0]
     assert "**Outcome: synthesis** — Wind and Wall approved Door's synthesis after 1 " \
            "refinement" in synthesis and "1. Cache the hot path." in synthesis
     assert run_cli("verify", "--debate", str(path.parent), cwd=box.home).returncode == 0
