@@ -272,6 +272,16 @@ def test_strict_redos_are_bounded_then_the_debate_is_force_closed():
     assert wwd.ending(done, "debate.md").failed is True
 
 
+def test_every_prompt_stays_bounded_whatever_the_roles_wrote():
+    big = "x" * 250_000
+    specs, _, done = play(begin(), lambda s: {
+        "vote": "REJECT\n" + big, "door": DOOR + "\n" + big, "refine": DOOR + "\n" + big,
+        "wind": WIND + "\n" + big, "wall": WALL + "\n" + big}.get(s.phase, good(s)))
+    assert done.status == "stalemate" and any(s.phase == "refine" for s in specs)
+    # the transcript's 200k, the synthesis and the feedback 40k each, and our own text
+    assert max(len(prompt_of(s)) for s in specs) < 285_000
+
+
 # --- the human after a round, resume, configuration ----------------------------------------
 
 def test_with_a_human_in_the_fixed_order_a_steer_after_a_round_reaches_the_next_prompts():

@@ -56,6 +56,9 @@ from disputatio.protocols.wind_wall_door_rules import (  # noqa: F401  (the rule
 )
 from disputatio.text import fair_caps, one_line
 
+# the synthesis voted on and a rejection's feedback, shown again beside the transcript: with
+# it and the quaestio a prompt stays within base's ~300k characters
+FOCUS_BUDGET = 40_000
 ROLES = ("wind", "wall", "door")
 TITLE = {"wind": "Wind", "wall": "Wall", "door": "Door"}
 VOICE = {"wind": "What if…", "wall": "Yes, but…", "door": "Therefore…"}
@@ -204,7 +207,7 @@ def _consensus(s: State, c: Course) -> Step | Done:
                 return Step(f"vote on synthesis {k} · {TITLE[voter]}", (TurnSpec(
                     f"vote-{k}/{voter}", s.player(voter), voter, "vote", k, "wwd-vote",
                     _vars(s, c, voter, [], k=str(k),
-                          synthesis=contribution(c.synthesis, TRANSCRIPT_BUDGET // 4))),))
+                          synthesis=contribution(c.synthesis, FOCUS_BUDGET))),))
             if not answered(t):
                 return _failed(s, t, f"the vote on synthesis {k}")
             verdict = parse_vote(t.text)
@@ -223,8 +226,8 @@ def _consensus(s: State, c: Course) -> Step | Done:
                         voter=voter: TurnSpec(
             tid, s.player("door"), "door", "refine", k, "wwd-refine",
             _vars(s, c, "door", redo, k=str(k), max=str(cfg.max_refinement_loops),
-                  voter=s.label(voter), feedback=contribution(vote, TRANSCRIPT_BUDGET // 4),
-                  synthesis=contribution(c.synthesis, TRANSCRIPT_BUDGET // 4))))
+                  voter=s.label(voter), feedback=contribution(vote, FOCUS_BUDGET),
+                  synthesis=contribution(c.synthesis, FOCUS_BUDGET))))
         if not isinstance(got, Turn):
             return got
         c.spoken.append(("door", got))
