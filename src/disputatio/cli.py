@@ -467,9 +467,9 @@ def _views(command: str, asked: _Asked):
 
 
 def _redact(debate: str, turn: str, reason: str):
-    from disputatio import redaction
+    from disputatio import redaction, views
 
-    return redaction.redact(redaction.resolve(debate), turn, reason)
+    return redaction.redact(views.resolve(debate, None), turn, reason)
 
 
 def _watch(port: int, open: bool, home: Path | None):

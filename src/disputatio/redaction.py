@@ -24,8 +24,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from disputatio import folder, ledger
-from disputatio.events import DebateEnded, Interrupted, TurnEnded, TurnRedacted, parse, typed
+from disputatio import folder, ledger, views
+from disputatio.events import TurnEnded, TurnRedacted, parse, typed
 from disputatio.outcome import EXIT_OK, Outcome, UsageError
 from disputatio.text import one_line
 
@@ -36,16 +36,6 @@ SCRUB_MIN = 16
 
 def tombstone(reason: str) -> str:
     return f"[REDACTED: {reason}]"
-
-
-def resolve(debate: str, base: Path | None = None) -> Path:
-    """A debate named by its folder, or by its id (``debate-…``) under ``.debate``."""
-    path = Path(debate)
-    if not (path / "events.jsonl").is_file():
-        named = (base or Path.cwd()) / folder.DEBATES / debate
-        if "/" not in debate and (named / "events.jsonl").is_file():
-            path = named
-    return folder.find(path, base)
 
 
 def redact(debate: Path, turn: str, reason: str, who: str | None = None) -> Outcome:
@@ -68,10 +58,16 @@ def redact(debate: Path, turn: str, reason: str, who: str | None = None) -> Outc
                     target=ev.seq, turn_id=model.turn_id, removed_sha256=model.text_sha256 or "",
                     tombstone=stone, reason=reason, by=by).to_data())
             ledger.rewrite_text(led.path, ev.seq, stone)
-        removed, scrubbed = _scrub_raw(debate_dir, [m for _, m in targets], dead)
+        turns = [m for _, m in targets]
+        removed, scrubbed = _scrub_raw(debate_dir, turns, dead)
         events = ledger.load(led.path)
-        status, why = _standing(events)
+        status, why = views.status(events)
         primary = folder.write(debate_dir, events, status, why)
+        # a document the new state no longer renders (a ruling whose text is gone) stays on
+        # disk as it was, and so does a report written by show --open: scrubbed like a prompt
+        fresh = {*folder.render_all(events, status, why).files, "events.jsonl", "lineup.json"}
+        _scrub([p for p in debate_dir.iterdir() if p.name not in fresh],
+               _needles(turns, quoted=False), dead)
         message = (f"redacted {len(targets)} event(s) of {targets[0][1].turn_id}; raw/: "
                    f"{removed} file(s) removed, {scrubbed} scrubbed")
         return folder.signed(Outcome(EXIT_OK, primary, "redacted", message), led, key)
@@ -108,16 +104,6 @@ def _vouched(events, seq: int) -> str:
     return ""
 
 
-def _standing(events) -> tuple[str, str]:
-    """The status the artifacts showed: the debate's end, else how its last command stopped."""
-    for _, model in reversed(list(typed(events))):
-        if isinstance(model, DebateEnded):
-            return model.status, model.reason
-        if isinstance(model, Interrupted):
-            return "interrupted", model.reason
-    return "interrupted", ""
-
-
 def _scrub_raw(debate_dir: Path, turns: list[TurnEnded], dead: str) -> tuple[int, int]:
     """Delete the turns' own output files; replace their lines wherever else in raw/ they
     appear. Returns (files removed, files scrubbed)."""
@@ -136,9 +122,19 @@ def _scrub_raw(debate_dir: Path, turns: list[TurnEnded], dead: str) -> tuple[int
         if path.is_file() and not path.is_symlink() and path.parent == raw:
             path.unlink()
             removed += 1
-    inputs, others = _needles(turns, quoted=False), _needles(turns, quoted=True)
-    scrubbed = 0
-    for path in sorted(raw.rglob("*")):
+    files = sorted(raw.rglob("*"))
+    scrubbed = _scrub([p for p in files if p.name.endswith(_INPUTS)],
+                      _needles(turns, quoted=False), dead)
+    scrubbed += _scrub([p for p in files if not p.name.endswith(_INPUTS)],
+                       _needles(turns, quoted=True), dead)
+    return removed, scrubbed
+
+
+def _scrub(paths: list[Path], needles: list[tuple[str, Callable[[str], str]]], dead: str) -> int:
+    """Replace every needle in these text files (each rewritten by a rename); how many
+    changed. Binary files, symlinks and folders are left alone."""
+    changed = 0
+    for path in paths:
         if not path.is_file() or path.is_symlink():
             continue
         try:
@@ -146,14 +142,14 @@ def _scrub_raw(debate_dir: Path, turns: list[TurnEnded], dead: str) -> tuple[int
         except (OSError, UnicodeDecodeError):
             continue
         new = text
-        for needle, replace in (inputs if path.name.endswith(_INPUTS) else others):
+        for needle, replace in needles:
             new = new.replace(needle, replace(dead))
         if new != text:
             tmp = path.with_name(f".{path.name}.redact")
             tmp.write_text(new, encoding="utf-8")
             os.replace(tmp, path)
-            scrubbed += 1
-    return removed, scrubbed
+            changed += 1
+    return changed
 
 
 # the prompts of later turns, which quote the transcript: every line of the text is looked for

@@ -15,14 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from disputatio import ledger, procs, protocols
+from disputatio import ledger, protocols, views
 from disputatio.events import (
-    DebateEnded,
-    DebateStarted,
     EventError,
     TurnEnded,
     TurnFields,
@@ -31,30 +28,8 @@ from disputatio.events import (
     started_event,
     typed,
 )
-from disputatio.folder import DEBATES
 
 POLL_S = 0.2
-
-
-@dataclass(frozen=True)
-class Summary:
-    """One line of the listing."""
-
-    id: str
-    started: str
-    protocol: str
-    status: str
-    quaestio: str
-    participants: list[str]
-    turns: int
-    events: int
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-def debates_root(home: Path) -> Path:
-    return home / DEBATES
 
 
 def debate_path(home: Path, debate_id: str) -> Path | None:
@@ -63,7 +38,7 @@ def debate_path(home: Path, debate_id: str) -> Path | None:
     if not debate_id.startswith("debate-") or "/" in debate_id or "\\" in debate_id \
             or debate_id in (".", ".."):
         return None
-    path = debates_root(home) / debate_id / "events.jsonl"
+    path = views.root(home) / debate_id / "events.jsonl"
     return path if path.is_file() else None
 
 
@@ -220,44 +195,3 @@ class Hub:
                 await asyncio.wait_for(self.stopping.wait(), POLL_S)
             except TimeoutError:
                 pass
-
-
-def summaries(home: Path) -> list[Summary]:
-    """Every debate under ``home/.debate``, newest first; one that cannot be read is left out."""
-    root = debates_root(home)
-    found = sorted((p for p in root.glob("debate-*") if (p / "events.jsonl").is_file()),
-                   key=lambda p: p.name, reverse=True) if root.is_dir() else []
-    out = []
-    for path in found:
-        s = summary(path.name, path / "events.jsonl")
-        if s is not None:
-            out.append(s)
-    return out
-
-
-def summary(debate_id: str, path: Path, events: list[ledger.Event] | None = None
-            ) -> Summary | None:
-    try:
-        events = ledger.load(path) if events is None else events
-        started = started_event(events) or DebateStarted(quaestio="", rounds=0, participants=[])
-        ended = [m for _, m in typed(events) if isinstance(m, DebateEnded)]
-        turns = {m.turn_id for _, m in typed(events) if isinstance(m, TurnEnded)}
-    except (OSError, ledger.LedgerError, EventError):
-        return None
-    status = ended[-1].status if ended else _unended(path.parent)
-    return Summary(id=debate_id, started=events[0].ts if events else "",
-                   protocol=started.protocol, status=status, quaestio=started.quaestio,
-                   participants=list(started.participants), turns=len(turns),
-                   events=len(events))
-
-
-def _unended(debate_dir: Path) -> str:
-    """A debate without an end: running while its writer lives (the writer's lock file names
-    its pid, and is emptied when it lets go; one killed with -9 leaves its pid behind), else
-    stopped."""
-    try:
-        holder = json.loads((debate_dir / ledger.LOCK_FILE).read_text() or "{}")
-        pid = int(holder["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return "stopped"
-    return "running" if procs.process_start(pid) is not None else "stopped"

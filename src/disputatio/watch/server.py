@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from disputatio import views as listing
+from disputatio.events import EventError
 from disputatio.render import summary as views
 from disputatio.watch import feed as feeds
 from disputatio.watch import page
@@ -58,8 +61,8 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
         return HTMLResponse(page.HTML, headers={**SECURITY, "Content-Security-Policy": page.CSP})
 
     async def debates(request: Request) -> Response:
-        listed = await asyncio.to_thread(feeds.summaries, home)
-        return _json({"debates": [s.to_json() for s in listed]})
+        listed, _ = await asyncio.to_thread(listing.listing, home, True)
+        return _json({"debates": [asdict(e) for e in listed]})
 
     async def debate(request: Request) -> Response:
         debate_id = request.path_params["debate"]
@@ -67,13 +70,13 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
         if feed is None:
             return _missing(debate_id)
         try:
-            found = feeds.summary(debate_id, feed.path, feed.events)
+            found = asdict(listing.entry(feed.path.parent))
             turns = [_turn(v) for v in views.turns(feed.events)]
+        except EventError as exc:
+            return _json({"error": f"{debate_id}: {exc}"}, 422)
         finally:
             hub.release(debate_id)
-        if found is None:
-            return _missing(debate_id)
-        return _json({**found.to_json(), "turns": turns})
+        return _json({**found, "events": len(feed.events), "turns": turns})
 
     async def events(request: Request) -> Response:
         debate_id = request.path_params["debate"]
