@@ -17,7 +17,7 @@ from disputatio.protocols.wind_wall_door import (
     where_of,
 )
 from disputatio.protocols.wind_wall_door_rules import CALL, REJECT
-from disputatio.text import quote, sanitize
+from disputatio.text import one_line, quote, sanitize
 
 
 def present(s: State, c: Course) -> Presentation:
@@ -41,7 +41,8 @@ def present(s: State, c: Course) -> Presentation:
             lines += human_lines(due)
         if tid == f"turn-{n}/{t.seat}":
             if f"pick-{n}" in picks:
-                lines += [f"_The human gives turn {n} to {picks[f'pick-{n}']}._", ""]
+                chosen = one_line(picks[f"pick-{n}"] or "", 40)
+                lines += [f"_The human gives turn {n} to {chosen}._", ""]
             lines += c.notes.get(f"turn {n}", [])
         if tid == f"vote-{n}/wind":
             lines += [f"## Door calls the vote (turn {c.called})" if n == 1 else
