@@ -56,6 +56,7 @@ class RunOptions:
     sign: bool = False
     fence: str | None = None
     human: bool = False   # a human in the loop: the context must carry a face that asks them
+    at: str | None = None   # the commit agents see instead of HEAD (a review's head)
 
 
 def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
@@ -74,7 +75,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     check_binaries(cfg)
     fence = choose_fence(cfg.fence, ctx)
     base = base or Path.cwd()
-    snapshot = _snapshot(cfg.repo, cfg.include_uncommitted, ctx)
+    snapshot = _snapshot(cfg.repo, cfg.include_uncommitted, ctx, options.at)
     for w in config.lineup_warnings(cfg):
         ctx.warn(w)
     key = folder.signing_key(cfg.sign or options.sign or None)
@@ -389,7 +390,8 @@ def check_binaries(cfg: DebateConfig) -> None:
                              "'bin:' in the config, run disputatio --init, or try --demo)")
 
 
-def _snapshot(repo: str | None, include_uncommitted: bool, ctx: RunContext):
+def _snapshot(repo: str | None, include_uncommitted: bool, ctx: RunContext,
+              at: str | None = None):
     """Clear what dead runs left behind, then snapshot the repository (None: no repository)."""
     from disputatio.workspace import open_snapshot, sweep_leftovers
 
@@ -397,7 +399,7 @@ def _snapshot(repo: str | None, include_uncommitted: bool, ctx: RunContext):
     transport.sweep_orphans()
     if not repo:
         return None
-    snap = open_snapshot(Path(repo).expanduser(), include_uncommitted)
+    snap = open_snapshot(Path(repo).expanduser(), include_uncommitted, at)
     for w in snap.warnings:
         ctx.warn(w)
     return snap

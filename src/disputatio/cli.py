@@ -304,6 +304,41 @@ def show_command(
                               "open_": open_}))
 
 
+@cli.command("review", help="Review a change with a debate and gate on its verdict: exit 0 "
+             "no failing finding, 1 failing findings, 2 usage, 3 no verdict, 130 interrupted. "
+             "Writes verdict.json and findings.sarif into the debate folder (docs/ci.md).")
+def review_command(
+    request: Quaestio = None,
+    base: Annotated[str | None, typer.Option("--base", help="Review BASE...HEAD (from their "
+                    "merge base).", show_default=False)] = None,
+    head: Annotated[str | None, typer.Option("--head", help="The head (default HEAD).",
+                    show_default=False)] = None,
+    staged: Annotated[bool, typer.Option("--staged", help="The index against HEAD.")] = False,
+    branch: Annotated[bool, typer.Option("--branch", help="This branch against its merge "
+                      "base with --base, else origin/HEAD, main or master.")] = False,
+    since: Annotated[str | None, typer.Option("--since", help="Only the commits after this "
+                     "previously reviewed head, when it is an ancestor.",
+                     show_default=False)] = None,
+    fail_on: Annotated[str, typer.Option("--fail-on", help="The lowest severity that fails: "
+                       "blocking, major, minor or info.")] = "blocking",
+    fail_open: Annotated[bool, typer.Option("--fail-open", help="No verdict (exit 3) exits 0, "
+                         "with a loud warning.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="path (of verdict.json) or json (the "
+                   "verdict).")] = "path",
+    prompt_file: Annotated[Path | None, typer.Option("--prompt-file", help="Read the "
+                           "request from this file.", show_default=False)] = None,
+    repo: Annotated[Path, typer.Option("--repo", help="The repository.")] = Path("."),
+    config_path: ConfigPath = None, protocol: Protocol = None, rounds: Rounds = None,
+    timeout: Timeout = None, max_parallel: MaxParallel = None, fence: Fence = None,
+    demo: Demo = False, quiet: Quiet = False,
+) -> None:
+    _act("review", _Asked(config_path=config_path, demo=demo, fence=fence, more=dict(
+        request=request, base=base, head=head, staged=staged, branch=branch, since=since,
+        fail_on=fail_on, fail_open=fail_open, fmt=fmt, prompt_file=prompt_file, repo=repo,
+        protocol=protocol, rounds=rounds, timeout=timeout, max_parallel=max_parallel,
+        quiet=quiet)))
+
+
 @cli.command("protocols", help="List the protocols a debate can follow, one line each.")
 def protocols_command() -> None:
     _act("protocols", _Asked())
@@ -457,7 +492,21 @@ _USE_CASES = {"run": _run, "continue": _carry_on("continue"), "finalize": _carry
               "redact": lambda asked: _redact(**asked.more),
               "watch": lambda asked: _watch(**asked.more),
               "list": lambda asked: _views("list_command", asked),
-              "show": lambda asked: _views("show_command", asked)}
+              "show": lambda asked: _views("show_command", asked),
+              "review": lambda asked: _review(asked)}
+
+
+def _review(asked: _Asked):
+    from disputatio import app, review  # the use case and its options: docs/ci.md
+
+    m = dict(asked.more or {})
+    run = app.RunOptions(rounds=m.pop("rounds"), timeout_minutes=m.pop("timeout"),
+                         max_parallel=m.pop("max_parallel"), quiet=m.pop("quiet"),
+                         fence=asked.fence)
+    request, prompt_file, fmt = m.pop("request"), m.pop("prompt_file"), m.pop("fmt")
+    options = review.ReviewOptions(**m | {"protocol": m["protocol"] or "disputatio"}, run=run)
+    return review.command(request, prompt_file, asked.config_path, asked.demo, fmt, options,
+                          context=_context())
 
 
 def _views(command: str, asked: _Asked):

@@ -272,15 +272,26 @@ class _Repo:
         return git(SAFE_FLAGS + args, self.env, cwd=self.cwd, check=check)
 
 
-def open_snapshot(repo: Path, include_uncommitted: bool = False) -> Snapshot:
+def open_snapshot(repo: Path, include_uncommitted: bool = False,
+                  at: str | None = None) -> Snapshot:
     """Validate ``repo`` and copy what agents should see into a private mirror: HEAD, or with
-    ``include_uncommitted`` HEAD plus tracked changes and untracked, non-ignored files."""
+    ``include_uncommitted`` HEAD plus tracked changes and untracked, non-ignored files, or
+    with ``at`` that commit, detached (a review of a head that is not checked out)."""
     t0 = time.monotonic()
     info = _inspect(Path(repo))
     changes: list[str] = []
+    elsewhere = False   # ``at`` is not HEAD: the working tree is not what agents see
+    if at is not None:
+        res = info.git(["rev-parse", "-q", "--verify", "--end-of-options", at + "^{commit}"],
+                       check=False)
+        if res.returncode != 0:
+            raise WorkspaceError(f"{repo}: {at}: no such commit")
+        commit = res.stdout.decode().strip()
+        if commit != info.head:
+            info.head, info.branch, include_uncommitted, elsewhere = commit, None, False, True
     if info.bare and include_uncommitted:
         info.warnings.append("a bare repository has no working tree; agents see HEAD")
-    elif not info.bare:
+    elif not info.bare and not elsewhere:
         changes = _changes(info, "all" if include_uncommitted else "normal")
         if changes and not include_uncommitted:
             info.warnings.append("the working tree has uncommitted changes; agents see HEAD "
