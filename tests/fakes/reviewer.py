@@ -3,10 +3,11 @@
 
 A debater reads the file REVIEW_READ in its checkout (what the head says) and reports it, and
 whether the text REVIEW_EXPECT is in its prompt. The judge (its prompt says ``phase:
-respondeo``) rules as REVIEW_RULING says: ``blocking`` (one upheld blocking finding at REVIEW_FILE:REVIEW_LINE),
-``major``, ``clean`` (no finding), ``rejected`` (a blocking point, rejected), ``ask`` (questions
-for the human), ``garbled`` (no readable block); REVIEW_HANG=1: never answers. The synthesizer
-(``phase: redactio``) writes a short report. REVIEW_PROMPTS=DIR: each prompt is saved there.
+respondeo``) rules as REVIEW_RULING says: ``blocking`` (one upheld blocking finding at
+REVIEW_FILE:REVIEW_LINE), ``major``, ``clean`` (no finding), ``rejected`` (a blocking point,
+rejected), ``ask`` (questions for the human), ``garbled`` (no readable block); REVIEW_HANG=1:
+never answers. The synthesizer (``phase: redactio``) writes a short report.
+REVIEW_PROMPTS=DIR: each prompt is saved there.
 """
 
 import json
