@@ -48,17 +48,20 @@ sys.path.insert(0, sys.argv[1])
 from support.watching import add_turn
 from disputatio import ledger
 events, count, delay = Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+pad = "x" * int(sys.argv[5])
 led = ledger.Ledger(events)
 for n in range(count):
-    add_turn(events, f"late{n}", f"answer {n} from another process", led)
+    add_turn(events, f"late{n}", f"answer {n} from another process{pad}", led)
     time.sleep(delay)
 """
 
 
-def append_elsewhere(events: Path, count: int, delay: float = 0.0) -> subprocess.Popen:
+def append_elsewhere(events: Path, count: int, delay: float = 0.0,
+                     pad: int = 0) -> subprocess.Popen:
+    """Another process appending ``count`` turns (``pad`` more characters of text each)."""
     tests = Path(__file__).resolve().parents[1]
     return subprocess.Popen([sys.executable, "-c", APPENDER, str(tests), str(events),
-                             str(count), str(delay)])
+                             str(count), str(delay), str(pad)])
 
 
 @contextmanager
