@@ -20,7 +20,7 @@ The rules over text are in ``wind_wall_door_rules``, how the debate reads in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -235,7 +235,8 @@ def _consensus(s: State, c: Course) -> Step | Done:
     raise AssertionError("unreachable: the last round of votes returns")
 
 
-def _attempts(s: State, c: Course, base: str, role: str, spec) -> Turn | Step | Done:
+def _attempts(s: State, c: Course, base: str, role: str,
+              spec: Callable[[str, list[str]], TurnSpec]) -> Turn | Step | Done:
     """A role's turn and, with ``strict``, its redos: the first answer within the contract
     stands (without ``strict`` the first answer stands, a breach noted as a warning)."""
     cfg = s.cfg
