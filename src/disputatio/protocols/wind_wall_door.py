@@ -236,7 +236,7 @@ def _consensus(s: State, c: Course) -> Step | Done:
 
 
 def _attempts(s: State, c: Course, base: str, role: str,
-              spec: Callable[[str, list[str]], TurnSpec]) -> Turn | Step | Done:
+              spec: Callable[..., TurnSpec]) -> Turn | Step | Done:
     """A role's turn and, with ``strict``, its redos: the first answer within the contract
     stands (without ``strict`` the first answer stands, a breach noted as a warning)."""
     cfg = s.cfg
