@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import os
 import re
 import sys
 import threading
@@ -101,6 +102,59 @@ def distinct_usage(base: int = 1000) -> Callable[[Request], Usage]:
         return base + 37 * k, base // 10 + 11 * k, base // 4 + 5 * k
 
     return usage
+
+
+def cacheable(req: Request) -> bytes:
+    """What a provider caches of a request, in the order it reads it: tools, system prompt,
+    then the conversation (each wire format names them its own way). Fields around them
+    (model, stream, metadata such as a session id) are no part of the prefix, and neither are
+    markers the model never reads: Anthropic's ``cache_control`` breakpoints, the ids the
+    Responses API gives input items."""
+    body = req.body if isinstance(req.body, dict) else {}
+    keys = {"anthropic": ("tools", "system", "messages"),
+            "responses": ("tools", "instructions", "input"),
+            "chat": ("tools", "messages"),
+            "gemini": ("tools", "systemInstruction", "contents")}.get(req.family, ())
+    unread = {"anthropic": {"cache_control"}, "responses": {"id"}}.get(req.family, set())
+
+    def read(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: read(x) for k, x in v.items() if k not in unread}
+        return [read(x) for x in v] if isinstance(v, list) else v
+
+    return json.dumps([read(body.get(k)) for k in keys], ensure_ascii=False,
+                      separators=(",", ":")).encode()
+
+
+class PrefixCache:
+    """Usage as a provider with an automatic prefix cache reports it (a ``usage`` callable).
+
+    Input tokens are the cacheable bytes of the request over 4 (about a token each for English
+    and JSON); the cached ones are the longest prefix this request shares with any earlier
+    request for the same model, by the rule OpenAI documents for automatic caching: only a
+    prompt of at least 1,024 tokens, and the hit in steps of 128 tokens. Each request records
+    the figures, so a test can compare what the CLI reported (and disputatio recorded) with
+    what the cache served."""
+
+    TOKEN_BYTES = 4
+    MINIMUM = 1024
+    STEP = 128
+
+    def __init__(self, output: int = 40) -> None:
+        self.output = output
+        self.seen: dict[str | None, list[bytes]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, req: Request) -> Usage:
+        text = cacheable(req)
+        tokens = len(text) // self.TOKEN_BYTES
+        with self._lock:
+            earlier = self.seen.setdefault(req.model, [])
+            common = max((len(os.path.commonprefix([text, e])) for e in earlier), default=0)
+            earlier.append(text)
+        hit = common // self.TOKEN_BYTES // self.STEP * self.STEP
+        cached = hit if tokens >= self.MINIMUM else 0
+        return tokens, self.output, min(cached, tokens)
 
 
 @dataclass
