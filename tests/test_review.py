@@ -1,0 +1,240 @@
+"""disputatio review end to end: a repository with a base branch and a change, fake reviewing
+CLIs (tests/fakes/reviewer.py through the command adapter) whose judge rules in findings, and
+the exit code, verdict.json (against schemas/verdict-1.schema.json) and findings.sarif (against
+the official SARIF 2.1.0 schema) that come out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from support import FAKES, ROOT, git, invoke, isolate_git, make_repo, tree_digest, write
+
+REVIEWER = [sys.executable, str(FAKES / "reviewer.py")]
+VERDICT_SCHEMA = json.loads((ROOT / "schemas" / "verdict-1.schema.json").read_text())
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "sarif-schema-2.1.0.json").read_text())
+
+BASE = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+CHANGED = BASE + "\n\ndef ratio(a, b):\n    return a / b\n"   # line 5 divides
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    isolate_git(tmp_path, monkeypatch)
+    r = make_repo(tmp_path / "repo", {"app.py": BASE, "README.md": "calc\n"})
+    git(r, "checkout", "-q", "-b", "feature")
+    write(r, {"app.py": CHANGED})
+    git(r, "commit", "-qam", "ratio")
+    return r
+
+
+def lineup(path: Path, ruling: str = "clean", judge_timeout: float | None = None,
+           **judge_env) -> Path:
+    def seat(name: str, **env) -> dict:
+        return {"adapter": "command", "name": name, "argv": REVIEWER,
+                "env": {k: str(v) for k, v in env.items()}}
+    judge = seat("judge", REVIEW_RULING=ruling, REVIEW_FILE="app.py", REVIEW_LINE=5,
+                 **judge_env)
+    if judge_timeout:
+        judge["timeout_minutes"] = judge_timeout
+    path.write_text(yaml.safe_dump({
+        "rounds": 0, "judge": judge,
+        "participants": [seat(n, REVIEW_READ="app.py", REVIEW_EXPECT="+def ratio(a, b):")
+                         for n in ("ada", "bob")]}))
+    return path
+
+
+def untouched(repo: Path) -> dict:
+    """The repository's every byte and mtime, .git included, but the ignored .debate folder."""
+    return {k: v for k, v in tree_digest(repo).items() if not k.startswith(".debate")}
+
+
+def saw_head(md: str) -> int:
+    """How many debaters read the changed app.py in their checkouts."""
+    return sum(1 for line in md.splitlines()
+               if "I read app.py:" in line and "def ratio(a, b)" in line)
+
+
+def review(repo: Path, *args: str):
+    return invoke("review", "-q", "--config", str(repo.parent / "lineup.yaml"), *args,
+                  cwd=repo)
+
+
+def outputs(stdout: str) -> tuple[dict, dict]:
+    path = Path(stdout.strip())
+    assert path.name == "verdict.json"
+    v = json.loads(path.read_text())
+    jsonschema.validate(v, VERDICT_SCHEMA)
+    s = json.loads((path.parent / "findings.sarif").read_text())
+    jsonschema.validate(s, SARIF_SCHEMA)
+    return v, s
+
+
+def test_a_blocking_finding_fails_the_review_with_a_sarif_result_where_it_is(repo):
+    lineup(repo.parent / "lineup.yaml", "blocking")
+    before = untouched(repo)
+    r = review(repo, "--base", "main")
+    assert r.returncode == 1, r.stderr
+    v, s = outputs(r.stdout)
+    assert v["verdict"] == "fail" and v["exit_code"] == 1
+    assert v["counts"]["blocking"] == 1 and v["findings"][0]["raised_by"] == ["ada"]
+    assert v["change"]["mode"] == "range" and v["change"]["files"] == ["app.py"]
+    assert v["change"]["head"] == git(repo, "rev-parse", "HEAD")
+    assert v["change"]["base"] == git(repo, "rev-parse", "main")
+    assert {a["name"] for a in v["agents"]} == {"ada", "bob", "judge"}
+    events = (Path(v["debate"]) / "events.jsonl").read_text().splitlines()
+    assert v["ledger"]["head"] == json.loads(events[-1])["hash"]
+    [result] = s["runs"][0]["results"]
+    place = result["locations"][0]["physicalLocation"]
+    assert place["artifactLocation"]["uri"] == "app.py" and place["region"]["startLine"] == 5
+    assert result["level"] == "error" and result["ruleId"] == "disputatio/blocking"
+    # each debater had the diff in its prompt and the head in its checkout
+    md = (Path(v["debate"]) / "debate.md").read_text()
+    assert md.count("Expected text in my prompt: True") == 2
+    assert saw_head(md) == 2
+    # the user's repository: not a byte changed but the ignored .debate folder
+    assert untouched(repo) == before
+
+
+def test_no_finding_passes(repo):
+    lineup(repo.parent / "lineup.yaml", "clean")
+    r = review(repo, "--base", "main")
+    assert r.returncode == 0, r.stderr
+    v, s = outputs(r.stdout)
+    assert v["verdict"] == "pass" and v["counts"]["findings"] == 0
+    assert s["runs"][0]["results"] == []
+
+
+def test_a_rejected_blocking_point_passes_and_is_no_alert(repo):
+    lineup(repo.parent / "lineup.yaml", "rejected")
+    r = review(repo, "--base", "main")
+    assert r.returncode == 0, r.stderr
+    v, s = outputs(r.stdout)
+    assert v["counts"]["rejected"] == 1 and s["runs"][0]["results"] == []
+
+
+def test_fail_on_lowers_the_bar(repo):
+    lineup(repo.parent / "lineup.yaml", "major")
+    assert review(repo, "--base", "main").returncode == 0
+    r = review(repo, "--base", "main", "--fail-on", "major")
+    assert r.returncode == 1, r.stderr
+    v, s = outputs(r.stdout)
+    assert v["fail_on"] == "major" and v["counts"]["failing"] == 1
+    assert s["runs"][0]["results"][0]["level"] == "warning"
+
+
+def test_a_judge_that_never_answers_is_no_verdict_and_fail_open_says_so(repo):
+    lineup(repo.parent / "lineup.yaml", REVIEW_HANG=1, judge_timeout=0.02)
+    r = review(repo, "--base", "main")
+    assert r.returncode == 3, r.stderr
+    v, _ = outputs(r.stdout)
+    assert v["verdict"] == "none" and v["warning"] is None and "judge" in v["reason"]
+    r = review(repo, "--base", "main", "--fail-open", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    jsonschema.validate(v, VERDICT_SCHEMA)
+    assert v["verdict"] == "none" and v["exit_code"] == 0
+    assert v["warning"].startswith("NO VERDICT") and "NO VERDICT" in r.stderr
+    sarif = json.loads(Path(v["sarif"]).read_text())
+    assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
+
+
+def test_a_judge_that_asks_the_human_is_no_verdict(repo):
+    lineup(repo.parent / "lineup.yaml", "ask")
+    r = review(repo, "--base", "main", "--format", "json")
+    assert r.returncode == 3, r.stderr
+    v = json.loads(r.stdout)
+    assert "Is an empty list possible here?" in v["reason"]
+
+
+def test_staged_reviews_the_index_against_head(repo):
+    lineup(repo.parent / "lineup.yaml", "clean")
+    write(repo, {"app.py": CHANGED + "\nDEBUG = True\n"})
+    git(repo, "add", "app.py")
+    r = review(repo, "--staged", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    assert v["change"]["mode"] == "staged" and v["change"]["head"] is None
+    assert v["change"]["base"] == git(repo, "rev-parse", "HEAD")
+    md = (Path(v["debate"]) / "debate.md").read_text()
+    assert "DEBUG = True" in md    # the debaters' checkouts hold the staged change
+    assert git(repo, "diff", "--cached", "--name-only") == "app.py"   # the index as it was
+
+
+def test_branch_reviews_against_the_merge_base(repo):
+    lineup(repo.parent / "lineup.yaml", "clean")
+    git(repo, "checkout", "-q", "main")
+    write(repo, {"README.md": "calc, moved on\n"})
+    git(repo, "commit", "-qam", "main moves on")
+    git(repo, "checkout", "-q", "feature")
+    r = review(repo, "--branch", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    assert v["change"]["mode"] == "branch" and v["change"]["files"] == ["app.py"]
+    assert v["change"]["base"] == git(repo, "merge-base", "main", "feature")
+
+
+def test_head_other_than_the_checkout_is_what_the_agents_see(repo):
+    lineup(repo.parent / "lineup.yaml", "clean")
+    git(repo, "checkout", "-q", "main")
+    r = review(repo, "--base", "main", "--head", "feature", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    md = (Path(v["debate"]) / "debate.md").read_text()
+    assert saw_head(md) == 2 and git(repo, "branch", "--show-current") == "main"
+
+
+def test_since_an_ancestor_reviews_only_the_new_commits(repo):
+    lineup(repo.parent / "lineup.yaml", "clean")
+    first = git(repo, "rev-parse", "HEAD")
+    write(repo, {"README.md": "calc v2\n"})
+    git(repo, "commit", "-qam", "readme")
+    r = review(repo, "--base", "main", "--since", first, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    assert v["change"]["files"] == ["README.md"] and v["change"]["incremental_from"] == first
+    assert "incremental review" in r.stderr
+    # a head that is not an ancestor (a force-push): the whole change, said so
+    git(repo, "checkout", "-q", "-b", "other", "main")
+    write(repo, {"other.py": "x = 1\n"})
+    git(repo, "add", "other.py")
+    git(repo, "commit", "-qm", "elsewhere")
+    elsewhere = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "feature")
+    r = review(repo, "--base", "main", "--since", elsewhere, "--format", "json")
+    v = json.loads(r.stdout)
+    assert v["change"]["files"] == ["README.md", "app.py"] and "not an ancestor" in r.stderr
+    # the head itself was reviewed already: nothing to do
+    r = review(repo, "--base", "main", "--since", "HEAD")
+    assert r.returncode == 0 and r.stdout == "" and "nothing to review" in r.stderr
+
+
+@pytest.mark.parametrize("args,says", [
+    ((), "say what to review"),
+    (("--base", "main", "--staged"), "choose one of"),
+    (("--base", "nope"), "--base nope: no such commit"),
+    (("--base", "main", "--fail-on", "severe"), "--fail-on must be one of"),
+    (("--staged", "--head", "main"), "drop --head"),
+    (("--base", "main", "--format", "xml"), "--format must be path or json"),
+    (("--base", "main", "--protocol", "nope"), "no protocol named 'nope'"),
+])
+def test_usage_errors_are_one_line_and_exit_2(repo, args, says):
+    lineup(repo.parent / "lineup.yaml")
+    r = review(repo, *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and says in r.stderr and len(r.stderr.splitlines()) == 1
+    assert not (repo / ".debate").exists()
+
+
+def test_outside_a_repository_is_a_usage_error(tmp_path, monkeypatch):
+    isolate_git(tmp_path, monkeypatch)
+    (tmp_path / "plain").mkdir()
+    lineup(tmp_path / "lineup.yaml")
+    r = invoke("review", "--base", "main", "--config", str(tmp_path / "lineup.yaml"),
+               cwd=tmp_path / "plain")
+    assert r.returncode == 2 and "not a git repository" in r.stderr
