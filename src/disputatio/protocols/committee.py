@@ -103,7 +103,7 @@ class State(judged.State):
             self.attempts = int(settings.get("attempts", 3))
 
     def latest_status(self) -> str | None:
-        """The newest ruling's status (its first line), or None before the judge has ruled."""
+        """The newest ruling's status (``verdict``), or None before the judge has ruled."""
         ids = [t for t in self.order if self.turns[t].phase == "respondeo"]
         return verdict(self.turns[ids[-1]].text) if ids and self.turns[ids[-1]].ok else None
 
