@@ -366,3 +366,15 @@ def test_agents_see_members_by_their_labels_only_the_judge_in_its_own_order():
         heard = sorted(order, key=block.index)
         assert heard == labels.shuffled(["Participant A", "Participant B", "Participant C"],
                                         7, "judge", f"round-{rnd}")
+
+
+def test_a_drop_in_the_last_round_is_told_as_the_judge_begins():
+    answer = lambda t: says("STATUS: RESOLVED") if t.role == "judge" else \
+        says("# Report") if t.role == "synthesizer" else \
+        fails("auth", "401") if t.participant == "c" and t.round == 2 else \
+        says("x") if t.round == 1 else PASS                                      # noqa: E731
+    done, steps, _ = meet([started(judge="judge")], answer)
+    assert done.status == "resolved" and "dropped: c in round 2" in done.reason
+    ruling = next(s for s in steps if s.phase == "respondeo")
+    assert ruling.notes == ("c is dropped from the meeting after a failed attempt in round 2 "
+                            "(auth: 401).",)

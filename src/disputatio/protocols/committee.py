@@ -350,10 +350,12 @@ def _judge(s: State, reason: str) -> Step | Done:
                 f"Answer {i}:\n\n{foreign(a, ANSWERS_BUDGET // len(s.answers))}"
                 for i, a in enumerate(s.answers, start=1))
         template = "committee_continuation" if k > 1 else "committee_respondeo"
-        alone = ("the lineup's jury does not sit in a committee: its judge rules alone",) \
-            if s.jury and k == 1 else ()
+        notes = tuple(drop_line(s, x) for x in m.rounds[-1].values()
+                      if x.kind == "dropped") if k == 1 and m.rounds else ()
+        if s.jury and k == 1:
+            notes += ("the lineup's jury does not sit in a committee: its judge rules alone",)
         return Step("respondeo", (TurnSpec(rid, s.judge or "", "judge", "respondeo", k,
-                                           template, variables),), alone)
+                                           template, variables),), notes)
     ruling = s.turns[rid]
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
