@@ -221,7 +221,8 @@ def render_transcript(s: State, upto_round: int, reader: str | None = None) -> s
 
 def lineup_line(s: State) -> str:
     """Who takes part, for the progress header."""
-    return ", ".join(s.participants) + (f" · judge {s.judge}" if s.judge else " · no judge")
+    jury = f" · jury {', '.join(name for name, _ in s.jury)}" if s.jury else ""
+    return ", ".join(s.participants) + (f" · judge {s.judge}{jury}" if s.judge else " · no judge")
 
 
 def seats(s: State) -> list[SeatSpec]:
