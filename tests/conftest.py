@@ -13,6 +13,14 @@ from support.box import box  # noqa: F401  (a fixture: disputatio's own TMPDIR a
 from support.procs import env  # noqa: F401  (a fixture: our environment plus a marker)
 
 
+def pytest_collection_modifyitems(items):
+    """Chromium is a process of its own: the browser tests are part of the process tier, so the
+    fast tier (``-m "not real and not process"``) leaves them out."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.process)
+
+
 @pytest.fixture(autouse=True)
 def _fence_off_unless_asked(request, monkeypatch):
     """Process tests watch their fakes through files outside the checkout (pid files, call
