@@ -240,7 +240,8 @@ def _writer_alive(path: Path) -> bool:
 def table(entries: list[Entry]) -> str:
     """Aligned columns, one debate a line: plain text that greps and pipes well."""
     head = ("ID", "DATE", "PROTOCOL", "STATUS", "PARTICIPANTS", "TURNS", "COST", "QUAESTIO")
-    rows = [head] + [(
+    rows: list[tuple[str, ...]] = [head]
+    rows += [(
         e.id, e.date, e.protocol, e.status, one_line(", ".join(e.participants), 40),
         "" if e.turns is None else str(e.turns), _cost(e),
         one_line(e.problem, 80) if e.problem else _short(e.quaestio)) for e in entries]

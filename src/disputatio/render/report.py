@@ -161,7 +161,8 @@ def debate_json(debate: _Debate, views, status: str, reason: str, events,
         "quaestio": sanitize(started.quaestio),
         "rounds": started.rounds,
         "participants": [{"name": n, **started.lineup.get(n, {}),
-                          **({"label": started.labels[n]} if n in (started.labels or {}) else {})}
+                          **({"label": started.labels[n]} if started.labels and n in started.labels
+                             else {})}
                          for n in started.participants],
         "judge": started.judge,
         "synthesizer": started.synthesizer,
