@@ -156,3 +156,12 @@ def test_home_names_another_base_and_nothing_there_says_so(home, tmp_path):
     empty = invoke("list", cwd=home)
     assert empty.returncode == 0 and empty.stdout == ""
     assert empty.stderr.strip() == f"no debate under {home / '.debate'}"
+
+
+def test_no_control_sequence_of_a_debate_reaches_the_terminal(home):
+    debate_with(home / ".debate" / "debate-20261101T000000Z", {"a": "x"},
+                quaestio="\x1b]0;pwned\x07Q\x1b[2J?",
+                participants=("\x1b[31mred\x9b31m", "b\x00c"))
+    ran = invoke("list", cwd=home)
+    assert ran.returncode == 0 and "Q?" in ran.stdout and "red" in ran.stdout
+    assert not any(c in ran.stdout for c in "\x1b\x9b\x07\x00")

@@ -125,3 +125,17 @@ def test_show_html_out_as_its_own_process(home):
     assert page.count("<article class=\"turn ") == 10
     assert "<script" not in page and "http-equiv=\"Content-Security-Policy\"" in page
     assert not list(home.glob(".*.tmp"))
+
+
+def test_no_control_sequence_of_a_debate_reaches_the_terminal(home):
+    from hostile.answers import HOSTILE, debate_with
+
+    path = debate_with(home / ".debate" / "debate-20261101T000000Z", HOSTILE,
+                       quaestio="\x1b]0;pwned\x07Q?", participants=("\x1b[31mred", "b"))
+    plain = invoke("show", cwd=home)
+    assert plain.returncode == 0
+    assert not any(c in plain.stdout for c in "\x1b\x9b\x07\x00\u202e")
+    coloured = views.render(path, "text", color=True)
+    # rich's own colours only: select graphic rendition, never a title, a clear or a mode
+    assert set(__import__("re").findall(r"\x1b(.)", coloured)) == {"["}
+    assert "Q?" in coloured and "pwned" not in coloured and "\x1b[2J" not in coloured

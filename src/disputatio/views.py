@@ -245,6 +245,7 @@ def table(entries: list[Entry]) -> str:
         e.id, e.date, e.protocol, e.status, one_line(", ".join(e.participants), 40),
         "" if e.turns is None else str(e.turns), _cost(e),
         one_line(e.problem, 80) if e.problem else _short(e.quaestio)) for e in entries]
+    rows = [tuple(one_line(c, 200) for c in r) for r in rows]   # a folder's text is foreign
     widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False))
                      + "  " + r[-1] for r in rows)

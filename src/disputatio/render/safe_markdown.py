@@ -51,8 +51,13 @@ def to_html(text: str, heading_offset: int = 2, limit: int | None = SHOWN) -> st
     text = sanitize(text)
     if limit is not None:
         text = cut(text, limit, "in the ledger, events.jsonl")
-    safe = html.escape(_BIDI.sub(_codepoint, text), quote=True)
+    safe = html.escape(shown_bidi(text), quote=True)
     return _blocks(safe.split("\n"), heading_offset, 0)
+
+
+def shown_bidi(text: str) -> str:
+    """Bidi controls as their code points: what the text says, in the order it is stored."""
+    return _BIDI.sub(_codepoint, text)
 
 
 def _codepoint(m: re.Match) -> str:

@@ -19,7 +19,18 @@ from disputatio.events import DebateStarted, started_event
 from disputatio.render import summary
 from disputatio.render.html import hue, labels_of
 from disputatio.render.report import Look
-from disputatio.text import one_line, sanitize
+from disputatio.render.safe_markdown import shown_bidi
+from disputatio.text import one_line
+from disputatio.text import sanitize as _sanitize
+
+
+def sanitize(text: str) -> str:
+    """No control sequence, and no bidi control reordering what the terminal shows."""
+    return shown_bidi(_sanitize(text))
+
+
+def _line(text: str, limit: int = 300) -> str:
+    return shown_bidi(one_line(text, limit))
 
 
 def colour(label: str) -> str:
@@ -40,14 +51,15 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
     labels = labels_of(started, views)
 
     def who(name: str) -> Text:
-        return Text(one_line(name, 100), style=f"bold {colour(name)}" if name in labels else "")
+        return Text(_line(name, 100), style=f"bold {colour(name)}" if name in labels else "")
 
     console.print(Text(sanitize(started.quaestio).strip() or "(empty)", style="bold"))
-    line = Text("status ", style="dim") + Text(status, style="bold")
+    line = Text("status ", style="dim") + Text(_line(status, 100), style="bold")
     if reason:
-        line += Text(f" — {one_line(reason, 300)}")
+        line += Text(f" — {_line(reason, 300)}")
     if look.verdict:
-        line += Text(" · verdict ", style="dim") + Text(look.verdict, style="bold")
+        line += Text(" · verdict ", style="dim") + Text(_line(look.verdict, 100),
+                                                        style="bold")
     console.print(line)
     people = Text("participants ", style="dim")
     for n, name in enumerate(started.participants):
@@ -55,10 +67,10 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
     if started.judge:
         people += Text(" · judge ", style="dim") + who(started.judge)
     console.print(people)
-    console.print(Text(f"started {events[0].ts if events else '?'} · protocol "
-                       f"{started.protocol} · rounds {started.rounds}", style="dim"))
+    console.print(Text(_line(f"started {events[0].ts if events else '?'} · protocol "
+                                f"{started.protocol} · rounds {started.rounds}"), style="dim"))
     for d in summary.degradations(views, look.where):
-        console.print(Text("degraded: " + one_line(d, 500), style="yellow"))
+        console.print(Text("degraded: " + _line(d, 500), style="yellow"))
 
     for view in views:
         v = view.turn
@@ -66,17 +78,17 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
             console.print(Text(sanitize(extra)))
         state = {True: "answered", False: "failed", None: "unfinished"}[view.ok]
         cost = "cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}"
-        title = Text(f"{look.title(v)} — ") + who(v.participant)
+        title = Text(f"{_line(look.title(v), 200)} — ") + who(v.participant)
         console.print()
         console.print(Rule(title, align="left", style=colour(v.participant)
                            if v.participant in labels else ""))
-        console.print(Text(f"{state} · {v.seat or 'participant'} · {v.phase} · round {v.round}"
-                           f" · {v.adapter} · {cost} · {summary.fmt_tokens(v.tokens)}",
-                           style="dim"))
+        console.print(Text(_line(f"{state} · {v.seat or 'participant'} · {v.phase} · round "
+                                    f"{v.round} · {v.adapter} · {cost} · "
+                                    f"{summary.fmt_tokens(v.tokens)}"), style="dim"))
         if view.ok:
             console.print(Text(sanitize(v.text).strip()))
         elif view.ok is False:
-            console.print(Text(f"Failed ({v.failure}): {one_line(v.message or '', 500)}",
+            console.print(Text(_line(f"Failed ({v.failure}): {v.message or ''}", 500),
                                style="red"))
         else:
             console.print(Text("Did not finish (interrupted during this turn).", style="red"))
@@ -87,7 +99,7 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
     files, primary = look.documents(ended, "")
     if primary and primary in files:
         console.print()
-        console.print(Rule(Text(primary, style="bold"), align="left"))
+        console.print(Rule(Text(_line(primary, 100), style="bold"), align="left"))
         console.print(Text(sanitize(files[primary]).strip()))
     t = summary.totals(views)
     console.print(Rule(style="dim"))
