@@ -258,3 +258,19 @@ def test_no_prompt_names_a_participant_its_cli_vendor_or_model(home, tmp_path):
     assert "Participant A" in judged[0].read_text()
     # and the human can tell who was who
     assert "zephyrine (Participant A)" in (debate / "debate.md").read_text()
+
+
+@pytest.mark.parametrize("protocol", ["disputatio", "committee", "wind-wall-door"])
+def test_no_protocol_names_a_participant_to_an_agent(home, protocol):
+    people = [{"adapter": "simulated", "name": n, "model": m} for n, m in
+              (("zephyrine", "advocate"), ("quokkalot", "skeptic"), ("marmaduke", "pragmatist"))]
+    judge = {"adapter": "simulated", "name": "arbitrix", "model": "judge"}
+    cfg = write_config(home / "d.yaml", people, judge=judge, rounds=1)
+    r = run_cli("q", "--config", str(cfg), "--protocol", protocol, "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
+    every = sorted((debate / "raw").glob("*.prompt.md"))
+    assert len(every) >= 4
+    for prompt in every:
+        found = re.findall(r"zephyrine|quokkalot|marmaduke|arbitrix", prompt.read_text())
+        assert found == [], prompt.name

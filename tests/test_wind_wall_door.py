@@ -94,7 +94,7 @@ def test_fixed_order_binds_roles_to_participants_and_ends_in_synthesis():
     assert [s.participant for s in specs[3:]] == ["cy", "ann"]   # Wind votes, then Wall
     assert done == Done("synthesis", "Wind and Wall approved Door's synthesis")
     assert "(phase: wall, turn 2, round 1 of at most 4)" in prompt_of(specs[1])
-    assert "### Wind (cy), turn 1 — “What if…”" in prompt_of(specs[1])
+    assert "### Wind (Participant C), turn 1 — “What if…”" in prompt_of(specs[1])
 
 
 def test_roles_default_to_lineup_order_and_one_participant_may_play_several():
@@ -189,7 +189,7 @@ def test_a_rejection_sends_the_feedback_to_door_who_refines_until_both_approve()
     assert ids(specs)[3:] == ["vote-1/wind", "vote-1/wall", "refine-1/door", "vote-2/wind",
                               "vote-2/wall"]
     refine = prompt_of(specs[5])
-    assert "Wall (bob) rejected your synthesis" in refine and "> Say what the cache costs." \
+    assert "Wall (Participant B) rejected your synthesis" in refine and "> Say what the cache costs." \
         in refine
     assert done == Done("synthesis", "Wind and Wall approved Door's synthesis after 1 refinement")
     files = folder.render_all(events, done.status, done.reason).files

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from disputatio.events import DebateStarted, EventData
+from disputatio.protocols import labels
 from disputatio.protocols.base import (
     QUAESTIO_BUDGET,
     TRANSCRIPT_BUDGET,
@@ -133,6 +134,13 @@ class State(DebateState):
     def label(self, role: str) -> str:
         return f"{TITLE[role]} ({self.player(role)})"
 
+    def seen(self, role: str) -> str:
+        """A role as agents read it: its player by the neutral label, never by name."""
+        return f"{TITLE[role]} ({self.called(self.player(role))})"
+
+    def called(self, name: str) -> str:
+        return labels.of(self.started).get(name, "a participant")
+
 
 def state(events: Iterable[Any]) -> State:
     return State.from_events(events)
@@ -226,7 +234,7 @@ def _consensus(s: State, c: Course) -> Step | Done:
                         voter=voter: TurnSpec(
             tid, s.player("door"), "door", "refine", k, "wwd-refine",
             _vars(s, c, "door", redo, k=str(k), max=str(cfg.max_refinement_loops),
-                  voter=s.label(voter), feedback=contribution(vote, FOCUS_BUDGET),
+                  voter=s.seen(voter), feedback=contribution(vote, FOCUS_BUDGET),
                   synthesis=contribution(c.synthesis, FOCUS_BUDGET))))
         if not isinstance(got, Turn):
             return got
@@ -324,19 +332,20 @@ def _vars(s: State, c: Course, role: str, redo: list[str], **more: str) -> dict[
     if redo:
         redone = (f"\n## Your previous answer was refused\n\nIt broke {TITLE[role]}'s contract: "
                   f"{'; '.join(redo)}. Answer again, meeting the contract.\n")
-    return {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET), "name": s.player(role) or
-            s.cfg.mediator or "", "transcript": transcript(s, c), "redo": redone,
+    return {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET),
+            "name": s.called(s.player(role) or s.cfg.mediator or ""),
+            "transcript": transcript(s, c), "redo": redone,
             "strict": ("A turn that breaks the contract is refused and must be redone."
                        if s.cfg.strict else "A turn that breaks the contract is marked."),
             "rounds": str(s.cfg.max_rounds), "max_turns": str(s.cfg.max_turns),
-            "roles": ", ".join(s.label(r) for r in ROLES), **more}
+            "roles": ", ".join(s.seen(r) for r in ROLES), **more}
 
 
 def transcript(s: State, c: Course) -> str:
     """The turns that stand and the votes so far, each quoted under a heading of ours, within
     ``TRANSCRIPT_BUDGET`` (long answers cut evenly)."""
     entries = [(_heading(s, r, t), t) for r, t in c.spoken]
-    entries += [(f"Vote on synthesis {k} — {s.label(v)}: {verdict}", t)
+    entries += [(f"Vote on synthesis {k} — {s.seen(v)}: {verdict}", t)
                 for k, v, verdict, t in c.votes]
     entries.sort(key=lambda e: rank(e[1].turn_id))
     if not entries:
@@ -350,7 +359,7 @@ def transcript(s: State, c: Course) -> str:
 
 def _heading(s: State, role: str, t: Turn) -> str:
     where = f"refinement {t.round}" if t.phase == "refine" else f"turn {number(t.turn_id)}"
-    return f"{s.label(role)}, {where} — “{VOICE[role]}”"
+    return f"{s.seen(role)}, {where} — “{VOICE[role]}”"
 
 
 def number(turn_id: str) -> int:
