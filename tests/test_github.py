@@ -131,8 +131,10 @@ def verdict(**over) -> dict:
 
 
 def test_the_comment_shows_the_verdict_and_keeps_foreign_text_inert():
-    text = ci.body(verdict(), run_url="https://example.test/run/1")
-    assert text.startswith(ci.marker("2" * 40))
+    text = ci.body(verdict(), previous="3" * 40, run_url="https://example.test/run/1")
+    # a failed review does not move the marker: the next run sees these commits again
+    assert text.startswith(ci.marker("3" * 40))
+    assert ci.reviewed_head(ci.body(verdict(verdict="pass"), previous="3" * 40)) == "2" * 40
     assert "❌ fail" in text and "`app.py:5`" in text and "1 finding(s) raised and rejected" in text
     assert "Divides \\| by zero &lt;script&gt;" in text and "@\u200bteam" in text
     assert "| ada | participant | 2.1.0 | 2 (0 failed) | $0.2500 | 120 |" in text

@@ -209,8 +209,13 @@ def test_since_an_ancestor_reviews_only_the_new_commits(repo):
     r = review(repo, "--base", "main", "--since", elsewhere, "--format", "json")
     v = json.loads(r.stdout)
     assert v["change"]["files"] == ["README.md", "app.py"] and "not an ancestor" in r.stderr
-    # the head itself was reviewed already: nothing to do
-    r = review(repo, "--base", "main", "--since", "HEAD")
+    # the head itself was reviewed already (a re-run): the whole change again, never a
+    # free pass
+    r = review(repo, "--base", "main", "--since", "HEAD", "--format", "json")
+    v = json.loads(r.stdout)
+    assert v["change"]["files"] == ["README.md", "app.py"] and "reviewed before" in r.stderr
+    # no change at all: nothing to review, exit 0, nothing made
+    r = review(repo, "--base", "HEAD")
     assert r.returncode == 0 and r.stdout == "" and "nothing to review" in r.stderr
 
 

@@ -8,8 +8,8 @@
 
 They read GitHub's own variables (``GITHUB_TOKEN``, ``GITHUB_REPOSITORY``, ``GITHUB_API_URL``,
 ``GITHUB_OUTPUT``), so any runner — or a test — can run them. The marker records the head only
-of a review that reached a verdict: one that did not leaves the previous head, so the next run
-reviews those commits again.
+of a review that passed: after a failure or no verdict it keeps the previous head, so the next
+run reviews those commits again (a fix must be seen with the problem it fixes).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def reviewed_head(body: str) -> str | None:
 def body(v: dict[str, Any], previous: str | None = None, run_url: str | None = None) -> str:
     """The comment: the verdict, why, what was reviewed, the findings, the cost per agent."""
     change = v["change"]
-    head = change["head"] if v["verdict"] in ("pass", "fail") else previous
+    head = change["head"] if v["verdict"] == "pass" else previous
     lines = [marker(head), f"## disputatio review: {ICON.get(v['verdict'], v['verdict'])}", ""]
     if v.get("warning"):
         lines += [f"> [!WARNING]\n> **{_md(v['warning'], 1000)}**", ""]

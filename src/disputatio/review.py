@@ -159,6 +159,10 @@ def _incremental(change: Change, since: str, run) -> None:
         return
     if sha == change.base:
         return
+    if sha == change.head:   # run again on the same head: a re-run must not turn into a pass
+        change.note = (f"the head {sha[:12]} was reviewed before: reviewing the whole change "
+                       "again")
+        return
     ancestor = run("merge-base", "--is-ancestor", sha, change.head or "HEAD", check=False)
     inside = run("merge-base", "--is-ancestor", change.base, sha, check=False)
     if ancestor.returncode == 0 and inside.returncode == 0:
