@@ -293,10 +293,13 @@ def test_an_interrupted_turn_runs_again_and_a_pending_retry_is_picked_up():
 
 # --- the judge ------------------------------------------------------------------------------
 
+RULED = 'Spaces.\n\n```json\n{"status": "resolved", "findings": []}\n```\n'
+
+
 def test_with_a_judge_the_transcript_is_ruled_on_after_the_meeting():
     events = [started(judge="judge")]
     done, steps, events = meet(events, lambda t: (
-        says("STATUS: RESOLVED\n\nSpaces.") if t.role == "judge" else
+        says(RULED) if t.role == "judge" else
         says("# Report") if t.role == "synthesizer" else
         says(f"{t.participant} prefers spaces") if t.round == 1 else PASS))
     assert done.status == "resolved"
@@ -333,23 +336,36 @@ def test_settings_defaults_cap_and_what_rounds_means():
 
 
 @pytest.mark.parametrize("text,status", [
-    ("STATUS: RESOLVED\n\nSpaces.", "RESOLVED"),
-    ("**Status:** needs input\n1. Which CI?", "NEEDS_INPUT"),
+    ("STATUS: RESOLVED\n\nSpaces.", "UNCLEAR"),   # a sentence is never the verdict
+    ("**Status:** needs input\n1. Which CI?", "UNCLEAR"),
     ("Spaces, as agreed.\n\n```json\n{\"status\": \"needs_input\", \"questions\": [\"?\"]}\n```\n",
      "NEEDS_INPUT"),
     ("Prose.\n```json\n{\n  \"status\": \"resolved\",\n  \"findings\": []\n}\n```", "RESOLVED"),
     ("I think everyone made good points.", "UNCLEAR"),
     ("status is resolved, as json says: \"status\": \"resolved\"", "UNCLEAR"),
 ])
-def test_a_ruling_is_read_from_its_status_line_or_its_findings_block(text, status):
+def test_a_ruling_is_read_from_its_findings_block_never_from_a_status_line(text, status):
     assert c.verdict(text) == status
+
+
+def test_an_unreadable_ruling_is_asked_again_once_then_unclear():
+    done, steps, events = meet([started(judge="judge")], lambda t: (
+        says("STATUS: RESOLVED\n\nAll good.") if t.role == "judge" else PASS))
+    assert done.status == "unclear"
+    assert turns_of(steps)[-2:] == ["respondeo-1", "respondeo-1/retry"]
+    again = prompt(steps, "respondeo-1/retry")["again"]
+    assert "no fenced ```json block" in again and "> STATUS: RESOLVED" in again
+    fixed, steps, _ = meet([started(judge="judge")], lambda t: (
+        says(RULED) if t.turn_id.endswith("/retry") else says("no block")
+        if t.role == "judge" else says("# Report") if t.role == "synthesizer" else PASS))
+    assert fixed.status == "resolved" and turns_of(steps)[-1] == "redactio-1"
 
 
 def test_agents_see_members_by_their_labels_only_the_judge_in_its_own_order():
     events = [started(members=("claude", "codex", "gemini"), judge="judge")]
     events[0].data.update(labels={"claude": "Participant A", "codex": "Participant B",
                                   "gemini": "Participant C"}, seed=7)
-    _, steps, _ = meet(events, lambda t: says("STATUS: RESOLVED") if t.role == "judge" else
+    _, steps, _ = meet(events, lambda t: says(RULED) if t.role == "judge" else
                        says("# Report") if t.role == "synthesizer" else
                        says(f"view {t.round}") if t.round == 1 else PASS)
     for s in steps:
@@ -369,7 +385,7 @@ def test_agents_see_members_by_their_labels_only_the_judge_in_its_own_order():
 
 
 def test_a_drop_in_the_last_round_is_told_as_the_judge_begins():
-    answer = lambda t: says("STATUS: RESOLVED") if t.role == "judge" else \
+    answer = lambda t: says(RULED) if t.role == "judge" else \
         says("# Report") if t.role == "synthesizer" else \
         fails("auth", "401") if t.participant == "c" and t.round == 2 else \
         says("x") if t.round == 1 else PASS                                      # noqa: E731

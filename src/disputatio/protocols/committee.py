@@ -47,8 +47,8 @@ from disputatio.protocols.base import (
     contribution,
     foreign,
     human_notes,
-    parse_status,
 )
+from disputatio.protocols.respondeo import RETRY, again
 from disputatio.text import fair_caps, one_line
 
 PASS = "<PASS/>"
@@ -325,31 +325,35 @@ def transcript(s: State, m: Meeting, level: str = "###", reader: str | None = No
 # --- the judge: rulings on the meeting, then the report ------------------------------------
 
 def verdict(text: str) -> str:
-    """A ruling's status: its ``STATUS:`` first line, else the status of the findings block
-    (``judging``) a judge may end with; anything else is UNCLEAR."""
-    status = parse_status(text)
-    if status != UNCLEAR:
-        return status
+    """A ruling's status, computed from its findings block (``judging``), never from a
+    sentence; an answer without a readable block is UNCLEAR."""
     found = judging.read(text).answer
-    return UNCLEAR if found is None else found.status.upper()
+    if not isinstance(found, judging.Answer):
+        return UNCLEAR
+    return judging.judge([judging.Seat("judge", answer=found)]).status
+
+
+def _ruled(s: State, rid: str) -> Turn | None:
+    """Ruling ``rid`` as it stands: its retry when it was asked again."""
+    return s.turns.get(f"{rid}/{RETRY}") or s.turns.get(rid)
 
 
 def _judge(s: State, reason: str) -> Step | Done:
-    """As in the disputatio protocol: a ruling (``STATUS:`` line first), another after each
-    ``--continue``, a report once resolved; with the committee's own prompts."""
+    """As in the disputatio protocol: a ruling in findings (an unreadable one asked again once,
+    ``respondeo-<k>/retry``), another after each ``--continue``, a report once resolved; with
+    the committee's own prompts."""
     k = len(s.answers) + 1
     rid = judged.respondeo_id(k)
     m = meeting(s)
     variables = {"quaestio": foreign(s.quaestio, QUAESTIO_BUDGET),
-                 "transcript": transcript(s, m, reader=s.judge)}
+                 "transcript": transcript(s, m, reader=s.judge), "again": ""}
+    template = "committee_continuation" if k > 1 else "committee_respondeo"
+    if k > 1:
+        variables["ruling"] = contribution(_ruled(s, judged.respondeo_id(k - 1)), RULING_BUDGET)
+        variables["answers"] = "\n\n".join(
+            f"Answer {i}:\n\n{foreign(a, ANSWERS_BUDGET // len(s.answers))}"
+            for i, a in enumerate(s.answers, start=1))
     if rid not in s.turns:
-        if k > 1:
-            variables["ruling"] = contribution(s.turns.get(judged.respondeo_id(k - 1)),
-                                               RULING_BUDGET)
-            variables["answers"] = "\n\n".join(
-                f"Answer {i}:\n\n{foreign(a, ANSWERS_BUDGET // len(s.answers))}"
-                for i, a in enumerate(s.answers, start=1))
-        template = "committee_continuation" if k > 1 else "committee_respondeo"
         notes = tuple(drop_line(s, x) for x in m.rounds[-1].values()
                       if x.kind == "dropped") if k == 1 and m.rounds else ()
         if s.jury and k == 1:
@@ -357,6 +361,12 @@ def _judge(s: State, reason: str) -> Step | Done:
         return Step("respondeo", (TurnSpec(rid, s.judge or "", "judge", "respondeo", k,
                                            template, variables),), notes)
     ruling = s.turns[rid]
+    read = judging.read(ruling.text) if ruling.ok else None
+    if read is not None and read.answer is None and f"{rid}/{RETRY}" not in s.turns:
+        variables["again"] = again(ruling, read.error)
+        return Step("respondeo", (TurnSpec(f"{rid}/{RETRY}", s.judge or "", "judge",
+                                           "respondeo", k, template, variables),))
+    ruling = s.turns.get(f"{rid}/{RETRY}", ruling)
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
                               " once fixed, `disputatio --resume` asks it again")

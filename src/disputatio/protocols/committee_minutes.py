@@ -91,7 +91,9 @@ def _rulings(s: State, ended: list[Turn], header: str) -> tuple[dict[str, str], 
     files: dict[str, str] = {}
     primary = None
     names = {label: name for name, label in labels.of(s.started).items()}
-    for i, t in enumerate([t for t in ended if t.phase == "respondeo"], start=1):
+    asked = [t for t in ended if t.phase == "respondeo"]
+    again = {t.turn_id.rsplit("/", 1)[0] for t in asked if t.turn_id.endswith("/retry")}
+    for i, t in enumerate([t for t in asked if t.turn_id not in again], start=1):
         primary = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
         read = judging.read(t.text) if t.ok else None
         if read is not None and isinstance(read.answer, judging.Answer):

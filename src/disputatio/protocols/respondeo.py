@@ -168,7 +168,7 @@ def _failed(turn: Turn) -> Done:
 
 
 def _spec(s, r: Ruling, who: str, tid: str, role: str, fixed, retry) -> TurnSpec:
-    v = {"quaestio": _quaestio(s), "again": _again(*retry) if retry else "",
+    v = {"quaestio": _quaestio(s), "again": again(*retry) if retry else "",
          "transcript": d.render_transcript(s, upto_round=r.upto_round, reader=who)}
     if role == "juror":
         v["points"] = points(fixed.findings)
@@ -190,7 +190,8 @@ def _spec(s, r: Ruling, who: str, tid: str, role: str, fixed, retry) -> TurnSpec
     return TurnSpec(tid, who, "judge", "respondeo", r.n, template, v)
 
 
-def _again(turn: Turn, error: str | None) -> str:
+def again(turn: Turn, error: str | None) -> str:
+    """The end of a prompt that asks a judge again: why its answer was refused, and the answer."""
     return ("\n## Your previous answer could not be read\n\n"
             f"It was rejected for this reason: {error}\n\n"
             "Here it is; answer again, ending with the fenced ```json block in the shape "
