@@ -5,6 +5,7 @@ recused when the lineup has another choice — and the lineup warning says what 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -258,6 +259,9 @@ def test_no_prompt_names_a_participant_its_cli_vendor_or_model(home, tmp_path):
     assert "Participant A" in judged[0].read_text()
     # and the human can tell who was who
     assert "zephyrine (Participant A)" in (debate / "debate.md").read_text()
+    shown = json.loads((debate / "debate.json").read_text())["participants"]
+    assert [(p["name"], p["label"]) for p in shown] == [("zephyrine", "Participant A"),
+                                                         ("quokkalot", "Participant B")]
 
 
 @pytest.mark.parametrize("protocol", ["disputatio", "committee", "wind-wall-door"])
@@ -274,3 +278,24 @@ def test_no_protocol_names_a_participant_to_an_agent(home, protocol):
     for prompt in every:
         found = re.findall(r"zephyrine|quokkalot|marmaduke|arbitrix", prompt.read_text())
         assert found == [], prompt.name
+
+
+def test_the_ledger_records_recusal_and_the_user_is_warned_before_anything_runs(home, tmp_path):
+    claude = fake_cli(tmp_path / "claude", "2.1.197 (Claude Code)", "claude/success.stdout")
+    codex = fake_cli(tmp_path / "codex", "codex-cli 0.171.0", "codex/success.stdout")
+    cfg = write_config(
+        home / "d.yaml",
+        [{"adapter": "claude", "name": "cl", "model": "m1", "bin": str(claude)},
+         {"adapter": "codex", "name": "co", "bin": str(codex)}],
+        judge={"adapter": "claude", "name": "arbiter", "model": "m2", "bin": str(claude)},
+        rounds=0)
+    r = run_cli("q", "--config", str(cfg), "-q", cwd=home)
+    assert "the judge shares a vendor (Anthropic) with cl and the lineup has no judge " \
+           "without such a conflict, so it rules on their arguments anyway (recusal: vendor)" \
+           in r.stderr
+    debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
+    started = ledger.load(debate / "events.jsonl")[0].data
+    assert started["recusal"] == {"mode": "vendor", "conflicts": {"arbiter": ["cl"]},
+                                  "recused": []}
+    s = proto.state(ledger.load(debate / "events.jsonl"))
+    assert labels.conflicts(s.started) == {"arbiter": ["cl"]} and labels.recused(s.started) == []
