@@ -292,3 +292,13 @@ def test_continue_with_new_ground_runs_a_round_on_the_answers(home):
                                    "## Reaction, round 2 (on the human's answers) — a",
                                    "## Respondeo 3 —", "## Redactio")]
     assert order == sorted(order)
+
+
+def test_a_recused_judge_does_not_sit_and_the_first_juror_fixes_the_points():
+    evs = proposals(jury=JURY, recusal={"mode": "vendor", "conflicts": {"judge": ["a"]},
+                                        "recused": ["judge"]})
+    s = step(evs)
+    assert [(t.turn_id, t.participant, t.role, t.template) for t in s.turns] == \
+        [("respondeo-1", "j2", "judge", "respondeo")]
+    evs.append(done("respondeo-1", block(ruling(finding())), role="j2"))
+    assert [t.turn_id for t in step(evs).turns] == ["respondeo-1/j3"]

@@ -3,7 +3,10 @@ deterministic, clearly labelled text shaped like a real agent's answer. No model
 
 It powers ``--demo`` and the tests. Behaviour knobs come from the environment, so a config's
 ``env:`` can script it: ``DISPUTATIO_SIM_LATENCY`` (seconds to wait before answering),
-``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``),
+``DISPUTATIO_SIM_STATUS`` (``needs_input``: ask the human until answers arrive; ``garbled``:
+no findings block, ever; ``garbled_once``: one only when asked again), ``DISPUTATIO_SIM_RULING``
+/ ``DISPUTATIO_SIM_SEVERITY`` and ``DISPUTATIO_SIM_NEW_GROUND`` (a judge's findings: see
+``_ruling``),
 ``DISPUTATIO_SIM_SPEAKS`` (the committee rounds it speaks in before it passes),
 ``DISPUTATIO_SIM_WWD`` and ``DISPUTATIO_SIM_VOTE`` (Wind/Wall/Door: see ``_wind_wall_door``),
 ``DISPUTATIO_SIM_FAIL`` (exit 1 with an error), ``DISPUTATIO_SIM_FAIL_ONCE`` (fail only while this
