@@ -27,6 +27,7 @@ td.q { overflow-wrap: anywhere; }
   border-radius: 6px; background: #fff; padding: .5rem 1rem; margin: .8rem 0; }
 .turn h2 { font-size: 1.05rem; margin: .2rem 0; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .95rem; }
+.text.unbroken { overflow-wrap: normal; word-break: break-all; }
 .running .text { color: var(--muted); font-style: italic; }
 .failed .text { color: #a51d2d; }
 .redacted .text { color: var(--muted); font-style: italic; }
@@ -52,6 +53,18 @@ function hue(label) {        // a stable colour per participant, from its name
   return h;
 }
 
+// the most of one text the page shows: the ledger's own limit for an answer; a longer one (a
+// ledger edited by hand) is cut, marked. A long unbroken run wraps anywhere, cheaply.
+const SHOWN = 100000;
+
+function show(node, text) {
+  text = String(text || "");
+  const cut = text.length > SHOWN;
+  node.classList.toggle("unbroken", /\S{200}/.test(text));
+  node.textContent = cut ? text.slice(0, SHOWN) +
+    "\n[\u2026 cut here: " + (text.length - SHOWN) + " more characters]" : text;
+}
+
 function short(text, n) {
   const line = String(text || "").trim().split("\n")[0];
   return line.length > n ? line.slice(0, n - 1) + "\u2026" : line;
@@ -74,13 +87,13 @@ async function showList() {
       const rows = got.debates.map((d) => {
         const tr = el("tr");
         tr.dataset.debate = d.id;
-        tr.appendChild(el("td", "meta", d.started.replace("T", " ").slice(0, 19)));
+        tr.appendChild(el("td", "meta", d.date));
         const q = el("td", "q");
         const a = el("a", null, short(d.quaestio, 120) || d.id);
         a.href = "/debates/" + encodeURIComponent(d.id);
         q.appendChild(a);
         tr.appendChild(q);
-        for (const v of [d.protocol, d.status, d.participants.join(", "), d.turns])
+        for (const v of [d.protocol, d.status, d.participants.join(", "), d.turns ?? ""])
           tr.appendChild(el("td", null, v));
         return tr;
       });
@@ -137,7 +150,7 @@ function showDebate(id) {
       c.seq = ev.seq;
       c.node.className = "turn running";
       c.meta.textContent = d.adapter + " \u00b7 running";
-      c.text.textContent = "working\u2026";
+      show(c.text, "working\u2026");
     } else if (ev.type === "turn_completed" || ev.type === "turn_interrupted") {
       const c = card(d, ev.title);
       c.seq = ev.seq;
@@ -147,14 +160,14 @@ function showDebate(id) {
       if (typeof d.duration_s === "number") bits.push(d.duration_s.toFixed(1) + "s");
       bits.push(typeof d.cost_usd === "number" ? "$" + d.cost_usd.toFixed(2) : "cost unknown");
       c.meta.textContent = bits.join(" \u00b7 ");
-      c.text.textContent = ok ? d.text
+      show(c.text, ok ? d.text
         : ev.type === "turn_interrupted" ? "did not finish (interrupted)"
-        : "failed (" + d.failure + "): " + (d.message || "");
+        : "failed (" + d.failure + "): " + (d.message || ""));
     } else if (ev.type === "turn_redacted") {
       const c = cards.get(d.turn_id);
       if (c && c.seq === d.target) {
         c.node.className = "turn redacted";
-        c.text.textContent = d.tombstone;
+        show(c.text, d.tombstone);
       }
     } else if (ev.type === "human_acted") {
       list.appendChild(el("p", "meta", "the human in the loop: " + d.action +
