@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.real_tier import WIRE, calc_repo, run_debate
+
 from .clis import NAMES, participant_entry
 from .model_server import Request, Rule, ScriptedModelServer, ToolCall, distinct_usage
-from .test_real_debate import WIRE, git, run_debate
 
 pytestmark = pytest.mark.real
 
@@ -36,13 +37,7 @@ JUDGE_MODEL = "opus"  # the judge is claude too; its own model tells its request
 @pytest.fixture
 def repo(tmp_path) -> Path:
     """The user's repository: one committed file to look at."""
-    path = tmp_path / "calcrepo"
-    path.mkdir()
-    (path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    git(path, "init", "-q")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "calc")
-    return path
+    return calc_repo(tmp_path)
 
 
 def judge_wire(r: Request) -> bool:

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.real_tier import WIRE, calc_repo, run_debate
+
 from .clis import NAMES, participant_entry
 from .model_server import (
     PrefixCache,
@@ -29,7 +31,6 @@ from .model_server import (
     cacheable,
     debate_default,
 )
-from .test_real_debate import WIRE, git, run_debate
 
 pytestmark = pytest.mark.real
 
@@ -52,13 +53,7 @@ def long_answer(req: Request) -> Text:
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    path = tmp_path / "calcrepo"
-    path.mkdir()
-    (path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    git(path, "init", "-q")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "calc")
-    return path
+    return calc_repo(tmp_path)
 
 
 def prompts_of(folder: Path) -> dict[str, list[bytes]]:

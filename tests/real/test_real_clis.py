@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from support.real_tier import read_call
+
 from .clis import NAMES, STUB_KEY, cli_setup
 from .model_server import Hang, Rule, ScriptedModelServer, Status, Text, ToolCall
 
@@ -66,18 +68,6 @@ WRITE_CALLS = {
     "copilot": ToolCall("bash", {"command": "touch PWNED", "description": "create a file"}),
     "pi": ToolCall("bash", {"command": "touch PWNED"}),
 }
-
-
-def read_call(name: str, cwd: Path) -> ToolCall:
-    """A harmless read of hello.txt: the positive control that tool calls round-trip."""
-    target = str(cwd / "hello.txt")
-    return {
-        "claude": ToolCall("Read", {"file_path": target}),
-        "codex": ToolCall("exec_command", {"cmd": "cat hello.txt"}),
-        "gemini": ToolCall("read_file", {"file_path": "hello.txt"}),
-        "copilot": ToolCall("view", {"path": target}),
-        "pi": ToolCall("read", {"path": "hello.txt"}),
-    }[name]
 
 
 @dataclass

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.real_tier import calc_repo
+
 from .clis import clean_env, lingering, write_lineup
 from .model_server import Hang, Rule, ScriptedModelServer, Text
 
@@ -124,10 +126,4 @@ def test_a_real_meeting_killed_with_9_is_finished_by_resume(real_clis, model_ser
 @pytest.fixture
 def repo_path(tmp_path) -> Path:
     """A small committed git repository, the user's."""
-    path = tmp_path / "calcrepo"
-    path.mkdir()
-    (path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    ident = ["-c", "user.email=t@t", "-c", "user.name=t"]
-    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "calc"]):
-        subprocess.run(["git", *ident, *args], cwd=path, check=True, capture_output=True)
-    return path
+    return calc_repo(tmp_path)

@@ -26,10 +26,10 @@ from disputatio.adapters import fence as fencing
 from disputatio.adapters import get, transport
 from disputatio.adapters.base import TurnRequest, TurnResult
 from disputatio.workspace import agent_env
+from support.real_tier import read_call
 
 from .clis import NAMES, cli_setup, shared_xdg_cache
 from .model_server import Rule, ScriptedModelServer, Text
-from .test_real_clis import read_call
 
 pytestmark = pytest.mark.real
 

@@ -28,10 +28,10 @@ from disputatio.adapters import fence as fencing
 from disputatio.adapters import get, transport
 from disputatio.adapters.base import Invocation, TurnRequest, TurnResult
 from disputatio.workspace import agent_env
+from support.real_tier import WIRE, git, run_debate
 
 from .clis import NAMES, clean_env, cli_setup, participant_entry, write_lineup
 from .model_server import Rule, ScriptedModelServer, Steps, ToolCall
-from .test_real_debate import WIRE, git, run_debate
 
 pytestmark = pytest.mark.real
 

@@ -15,21 +15,16 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.real_tier import WIRE, calc_repo, run_debate
+
 from .clis import participant_entry, write_lineup
 from .model_server import Rule, Text, judge_ruling
-from .test_real_debate import WIRE, git, run_debate
 
 
 @pytest.fixture
 def calc(tmp_path) -> Path:
     """A small committed git repository, the user's."""
-    path = tmp_path / "calcrepo"
-    path.mkdir()
-    (path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    git(path, "init", "-q")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "calc")
-    return path
+    return calc_repo(tmp_path)
 
 
 def test_a_jury_of_two_real_clis_rules_point_by_point(real_clis, model_server, calc, tmp_path):

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from disputatio import ledger
+from support.real_tier import WIRE, by_cli, run_debate
 
 from .clis import write_lineup
 from .model_server import Hang, Rule
-from .test_real_debate import WIRE, by_cli, run_debate
 
 pytestmark = pytest.mark.real
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support import real_tier
+
 from .clis import clean_env, lingering, write_lineup
 from .model_server import Rule, Text
 
@@ -40,13 +42,7 @@ def phase(name: str):
 
 @pytest.fixture
 def calc_repo(tmp_path) -> Path:
-    path = tmp_path / "calcrepo"
-    path.mkdir()
-    (path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    ident = ["-c", "user.email=t@t", "-c", "user.name=t"]
-    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "calc"]):
-        subprocess.run(["git", *ident, *args], cwd=path, check=True, capture_output=True)
-    return path
+    return real_tier.calc_repo(tmp_path)
 
 
 def test_real_clis_play_the_roles_and_reach_an_approved_synthesis(real_clis, model_server,
