@@ -154,13 +154,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _comment(client: Client, args: argparse.Namespace, v: dict[str, Any]) -> int:
-    old = client.find(args.pr, MARKER, args.author or None)
-    previous = reviewed_head(old.body) if old else None
     server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
     run = os.environ.get("GITHUB_RUN_ID")
     url = f"{server}/{client.repo}/actions/runs/{run}" if run else None
-    text = body(v, previous, url)
     try:
+        old = client.find(args.pr, MARKER, args.author or None)
+        text = body(v, reviewed_head(old.body) if old else None, url)
         if old is not None and args.mode == "update":
             client.update(old.id, text)
             print(f"updated comment {old.id}", file=sys.stderr)

@@ -1,0 +1,158 @@
+"""The GitHub Action (action.yml) run outside GitHub: its composite steps, read from the file,
+executed in order with bash as a runner would (inputs and step outputs through ``${{ }}`` in
+env only, GITHUB_OUTPUT files, always() steps), against the suite's fake GitHub API. The
+install step is not run: the steps use this checkout's installed disputatio instead (installing
+the package from the action's own folder needs a package index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from disputatio import ci
+from support import FAKES, ROOT, git, isolate_git, make_repo, write
+from support.fake_github import TOKEN, fake_github
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+REVIEWER = [sys.executable, str(FAKES / "reviewer.py")]
+REPO, PR = "octo/app", 7
+_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def evaluate(expr: str, context: dict) -> str:
+    """A plain dotted path (``inputs.x``, ``steps.id.outputs.y``, ``github.event...``): the only
+    expressions the action's env may use, so that any runner can run its steps."""
+    assert re.fullmatch(r"[A-Za-z_][\w.-]*", expr), f"not a plain path: {expr}"
+    value = context
+    for part in expr.split("."):
+        value = value.get(part, "") if isinstance(value, dict) else ""
+    return "" if value is None else str(value)
+
+
+def run_action(repo: Path, tmp: Path, api_url: str, **given: str) -> dict:
+    """Every step of the action, as a runner runs a composite action; what came out."""
+    inputs = {k: evaluate(_EXPR.fullmatch(str(v["default"])).group(1), context(repo))
+              if _EXPR.fullmatch(str(v.get("default", ""))) else str(v.get("default", ""))
+              for k, v in ACTION["inputs"].items()} | given
+    ctx = context(repo) | {"inputs": inputs, "steps": {}}
+    failed, ran, uses = False, [], []
+    for step in ACTION["runs"]["steps"]:
+        if failed and "always()" not in str(step.get("if", "")):
+            continue
+        if step["id"] == "install":   # this checkout's disputatio stands in for the install
+            ctx["steps"]["install"] = {"outputs": {"bin": str(Path(sys.executable).parent)}}
+            continue
+        if "uses" in step:
+            with_ = {k: _EXPR.sub(lambda m: evaluate(m.group(1), ctx), str(v))
+                     for k, v in step.get("with", {}).items()}
+            uses.append((step["uses"], with_))
+            continue
+        out = tmp / f"output-{step['id']}"
+        out.write_text("")
+        env = {**os.environ, "GITHUB_OUTPUT": str(out), "RUNNER_TEMP": str(tmp),
+               "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": api_url, "GITHUB_RUN_ID": "42",
+               "GITHUB_SERVER_URL": "https://example.test"}
+        env |= {k: _EXPR.sub(lambda m: evaluate(m.group(1), ctx), str(v))
+                for k, v in step.get("env", {}).items()}
+        assert "${{" not in step["run"], "a run script must take values from env only"
+        res = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+                              step["run"]], cwd=repo, env=env, capture_output=True, text=True,
+                             timeout=120)
+        ran.append((step["id"], res.returncode, res.stderr))
+        outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if line)
+        ctx["steps"][step["id"]] = {"outputs": outputs}
+        failed = failed or res.returncode != 0
+    action_out = {k: _EXPR.sub(lambda m: evaluate(m.group(1), ctx), v["value"])
+                  for k, v in ACTION["outputs"].items()}
+    return {"outputs": action_out, "ran": ran, "uses": uses, "failed": failed}
+
+
+def context(repo: Path) -> dict:
+    base = git(repo, "rev-parse", "main")
+    return {"github": {"action_path": str(ROOT), "token": TOKEN, "event": {
+        "pull_request": {"number": PR, "base": {"sha": base}}}}}
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    isolate_git(tmp_path, monkeypatch)
+    r = make_repo(tmp_path / "repo", {"app.py": "def mean(xs):\n    return sum(xs) / len(xs)\n"})
+    git(r, "checkout", "-q", "-b", "feature")
+    write(r, {"app.py": "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef r(a, b):\n"
+                        "    return a / b\n"})
+    git(r, "commit", "-qam", "ratio")
+    return r
+
+
+def lineup(repo: Path, ruling: str) -> str:
+    seat = {"adapter": "command", "argv": REVIEWER}
+    path = repo.parent / f"lineup-{ruling}.yaml"
+    path.write_text(yaml.safe_dump({
+        "rounds": 0, "participants": [seat | {"name": "ada"}, seat | {"name": "bob"}],
+        "judge": seat | {"name": "judge", "env": {"REVIEW_RULING": ruling,
+                                                  "REVIEW_FILE": "app.py", "REVIEW_LINE": "6"}}}))
+    return str(path)
+
+
+def test_the_action_gates_comments_once_and_reviews_incrementally(repo, tmp_path):
+    with fake_github() as api:
+        # 1: a blocking finding fails the check, one comment, the SARIF and debate named
+        first = run_action(repo, tmp_path, api.url, config=lineup(repo, "blocking"))
+        assert first["failed"] and [r[:2] for r in first["ran"]][-1] == ("gate", 1)
+        out = first["outputs"]
+        assert out["verdict"] == "fail" and out["blocking"] == "1" and out["exit-code"] == "1"
+        sarif = json.loads(Path(out["sarif"]).read_text())
+        loc = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"] == "app.py" and loc["region"]["startLine"] == 6
+        [(uses, with_)] = first["uses"]
+        assert uses.startswith("actions/upload-artifact@")
+        assert with_["path"].splitlines() == [out["debate"], f"!{out['debate']}/lineup.json"]
+        [comment] = api.comments[(REPO, PR)]
+        assert "❌ fail" in comment["body"] and ci.reviewed_head(comment["body"]) is None
+
+        # 2: fixed: passes, the same comment updated, the head recorded
+        second = run_action(repo, tmp_path, api.url, config=lineup(repo, "clean"))
+        assert not second["failed"] and second["outputs"]["verdict"] == "pass"
+        [comment] = api.comments[(REPO, PR)]
+        head = git(repo, "rev-parse", "HEAD")
+        assert "✅ pass" in comment["body"] and ci.reviewed_head(comment["body"]) == head
+
+        # 3: a new commit: only it is reviewed, and the comment says so
+        write(repo, {"README.md": "docs\n"})
+        git(repo, "add", "README.md")
+        git(repo, "commit", "-qm", "docs")
+        third = run_action(repo, tmp_path, api.url, config=lineup(repo, "clean"))
+        v = json.loads(Path(third["outputs"]["verdict-file"]).read_text())
+        assert v["change"]["incremental_from"] == head and v["change"]["files"] == ["README.md"]
+        [comment] = api.comments[(REPO, PR)]
+        assert f"only the commits since `{head[:12]}`" in comment["body"]
+        assert ci.reviewed_head(comment["body"]) == git(repo, "rev-parse", "HEAD")
+
+
+def test_no_verdict_fails_closed_and_fail_open_passes_loudly(repo, tmp_path):
+    with fake_github() as api:
+        cfg = lineup(repo, "garbled")
+        closed = run_action(repo, tmp_path, api.url, config=cfg)
+        assert closed["failed"] and closed["outputs"]["exit-code"] == "3"
+        assert closed["outputs"]["verdict"] == "none"
+        opened = run_action(repo, tmp_path, api.url, config=cfg, **{"fail-open": "true"})
+        assert not opened["failed"] and opened["outputs"]["exit-code"] == "0"
+        [comment] = api.comments[(REPO, PR)]
+        assert "NO VERDICT" in comment["body"] and "⚠️ no verdict" in comment["body"]
+
+
+def test_a_token_that_cannot_post_leaves_the_gate_as_the_review_says(repo, tmp_path):
+    with fake_github() as api:
+        cfg = lineup(repo, "clean")
+        api.failures = [(403, {}, "Resource not accessible by integration")]
+        r = run_action(repo, tmp_path, api.url, config=cfg, incremental="false")
+        assert not r["failed"] and r["outputs"]["verdict"] == "pass"
+        comment_step = next(s for s in r["ran"] if s[0] == "comment")
+        assert "could not post its comment" in comment_step[2]
