@@ -15,6 +15,7 @@ from datetime import datetime
 import pytest
 
 from disputatio import ledger
+from disputatio.render import html
 from disputatio.watch import page
 from support import run_cli
 from support.watching import Stream, add_turn, append_elsewhere, get, make_debate, viewer
@@ -54,6 +55,7 @@ def test_the_list_a_debate_and_its_events(debate, home):
         assert [e["seq"] for e in everything["events"]] == [1, 2, 3, 4, 5]
         assert everything["next"] is None
         assert everything["events"][2]["title"] == "Proposal"   # the protocol's own title
+        assert everything["events"][2]["hue"] == html.hue("advocate")   # the report's colour
         after = get(url, f"/v1/debates/{debate.name}/events?after=3").json()
         assert [e["seq"] for e in after["events"]] == [4, 5]
         on_disk = ledger.load(debate / "events.jsonl")[4]

@@ -28,6 +28,7 @@ from disputatio.events import (
     started_event,
     typed,
 )
+from disputatio.render.html import hue
 
 POLL_S = 0.2
 
@@ -137,9 +138,11 @@ def _titles(events: list[ledger.Event]) -> dict[str, str]:
 def frame(ev: ledger.Event, titles: dict[str, str]) -> bytes:
     """One server-sent event: its id is the seq (``Last-Event-ID`` resumes after it)."""
     body: dict[str, Any] = {"seq": ev.seq, "ts": ev.ts, "type": ev.type, "data": ev.data}
-    turn_id = ev.data.get("turn_id")
+    turn_id, role = ev.data.get("turn_id"), ev.data.get("role")
     if isinstance(turn_id, str) and turn_id in titles:
         body["title"] = titles[turn_id]
+    if isinstance(role, str):   # the participant's colour, as the HTML report has it
+        body["hue"] = hue(role)
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     # JSON has no raw newline in it, so the frame is one data line
     return f"id: {ev.seq}\nevent: ledger\ndata: {data}\n\n".encode()

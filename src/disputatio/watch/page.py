@@ -47,12 +47,6 @@ function el(tag, cls, text) {
   return e;
 }
 
-function hue(label) {        // a stable colour per participant, from its name
-  let h = 0;
-  for (const ch of String(label)) h = (h * 31 + ch.codePointAt(0)) % 360;
-  return h;
-}
-
 // the most of one text the page shows: the ledger's own limit for an answer; a longer one (a
 // ledger edited by hand) is cut, marked. A long unbroken run wraps anywhere, cheaply.
 const SHOWN = 100000;
@@ -119,12 +113,12 @@ function showDebate(id) {
   let seen = 0;
   let ended = "";
 
-  function card(d, label) {
+  function card(d, label, hue) {
     let c = cards.get(d.turn_id);
     if (!c) {
       const node = el("section", "turn");
       node.dataset.turn = d.turn_id;
-      node.style.setProperty("--hue", String(hue(d.role)));
+      node.style.setProperty("--hue", String(hue ?? 210));
       const h = el("h2");
       const meta = el("div", "meta");
       const text = el("div", "text");
@@ -146,13 +140,13 @@ function showDebate(id) {
         (d.participants || []).join(", "),
         d.judge ? "judge " + d.judge : "no judge"].join(" \u00b7 ");
     } else if (ev.type === "turn_started") {
-      const c = card(d, ev.title);
+      const c = card(d, ev.title, ev.hue);
       c.seq = ev.seq;
       c.node.className = "turn running";
       c.meta.textContent = d.adapter + " \u00b7 running";
       show(c.text, "working\u2026");
     } else if (ev.type === "turn_completed" || ev.type === "turn_interrupted") {
-      const c = card(d, ev.title);
+      const c = card(d, ev.title, ev.hue);
       c.seq = ev.seq;
       const ok = d.ok && ev.type === "turn_completed";
       c.node.className = "turn " + (ok ? "done" : "failed");
