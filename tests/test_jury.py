@@ -302,3 +302,11 @@ def test_a_recused_judge_does_not_sit_and_the_first_juror_fixes_the_points():
         [("respondeo-1", "j2", "judge", "respondeo")]
     evs.append(done("respondeo-1", block(ruling(finding())), role="j2"))
     assert [t.turn_id for t in step(evs).turns] == ["respondeo-1/j3"]
+
+
+def test_a_provisional_ruling_takes_no_answers_and_no_finalize_until_the_judge_rules_again():
+    evs = _asked() + [done("respondeo-2", block(ruling(finding(), new_ground=True)), rnd=2)]
+    s = proto.state(evs)
+    assert s.latest_status() is None   # the round on the answers is still to come
+    with pytest.raises(proto.Refused, match="has not ruled yet"):
+        proto.accept(s, "continue", "more")

@@ -94,6 +94,8 @@ class State(DebateState):
         w = respondeo.walk(self)
         if isinstance(w.next, Done) and w.next.status == "failed" or w.last is None:
             return None
+        if w.last.new_ground and isinstance(w.next, Step):   # provisional: rules again first
+            return None
         return w.last.status
 
 
@@ -156,8 +158,8 @@ def next_step(s: State) -> Step | Ask | Done:
         return Done(verdict.status.lower())
     did = redactio_id(last.n, s.finalizes)
     if did not in s.turns:
-        ruling = rulings.markdown(verdict, "The ruling", {v: k for k, v in names.items()},
-                                  s.turns[last.turns[0]].text)
+        # by labels only, as the judges wrote it: no name reaches an agent's prompt
+        ruling = rulings.markdown(verdict, "The ruling", None, s.turns[last.turns[0]].text)
         return Step("redactio", (TurnSpec(
             did, s.synthesizer or s.judge, "synthesizer", "redactio", last.n, "redactio",
             {"quaestio": _quaestio(s), "transcript": render_transcript(

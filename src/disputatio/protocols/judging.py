@@ -245,7 +245,8 @@ class Judgment:
 
     @property
     def ruled(self) -> list[str]:
-        return [s.juror for s in self.seats if s.answer is not None]
+        """The judges who ruled (a legacy ruling's judge did, in its own words)."""
+        return [s.juror for s in self.seats if s.answer is not None or self.legacy]
 
 
 def unclear(prose: str, error: str, seats: list[Seat] | None = None) -> Judgment:

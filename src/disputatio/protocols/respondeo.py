@@ -103,7 +103,7 @@ def _rule(s, r: Ruling) -> Step | Done | None:
         return None
     if isinstance(found.answer, str):   # a ruling from before the structure
         r.judgment = Judgment(parse_status(found.answer), prose=found.answer, legacy=True,
-                              seats=[Seat(clerk, weight, None, "legacy")])
+                              seats=[Seat(clerk, weight)])
         return None
     ballots = [Seat(clerk, weight, found.answer)]
     if found.answer.new_ground and r.answers and not r.reengaged:

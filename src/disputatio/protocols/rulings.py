@@ -157,7 +157,7 @@ def record(j: Judgment) -> dict[str, Any]:
         "agreements": [sanitize(a) for a in j.agreements], "summary": sanitize(j.summary),
         "new_ground": j.new_ground, "error": j.error,
         "judges": {"seated": len(j.seats), "ruled": len(j.ruled),
-                   "seats": [{"name": s.juror, "weight": s.weight, "ruled": s.answer is not None,
+                   "seats": [{"name": s.juror, "weight": s.weight, "ruled": s.juror in j.ruled,
                               "failure": s.failure} for s in j.seats]},
     })
 
