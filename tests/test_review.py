@@ -243,3 +243,42 @@ def test_outside_a_repository_is_a_usage_error(tmp_path, monkeypatch):
     r = invoke("review", "--base", "main", "--config", str(tmp_path / "lineup.yaml"),
                cwd=tmp_path / "plain")
     assert r.returncode == 2 and "not a git repository" in r.stderr
+
+
+def test_a_debater_that_cannot_answer_is_no_verdict(repo):
+    lineup(repo.parent / "lineup.yaml", "blocking")
+    cfg = yaml.safe_load((repo.parent / "lineup.yaml").read_text())
+    cfg["participants"][1]["argv"] = ["false"]     # a CLI that fails (e.g. not logged in)
+    (repo.parent / "lineup.yaml").write_text(yaml.safe_dump(cfg))
+    r = review(repo, "--base", "main", "--format", "json")
+    assert r.returncode == 3, r.stderr
+    v = json.loads(r.stdout)
+    assert v["status"] == "aborted" and "proposals" in v["reason"]
+    assert any(a["name"] == "bob" and a["failed"] == 1 for a in v["agents"])
+
+
+@pytest.mark.parametrize("hook", yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()),
+                         ids=lambda h: h["id"])
+def test_the_pre_commit_hooks_run_as_written(repo, hook):
+    assert hook["stages"] == ["manual"] and hook["pass_filenames"] is False
+    lineup(repo.parent / "lineup.yaml", "blocking")
+    write(repo, {"app.py": CHANGED + "\nDEBUG = True\n"})
+    git(repo, "add", "app.py")
+    if "--branch" in hook["entry"]:
+        git(repo, "commit", "-qm", "debug")
+    program, *args = hook["entry"].split()
+    assert program == "disputatio"
+    r = invoke(*args, "--config", str(repo.parent / "lineup.yaml"), cwd=repo)
+    assert r.returncode == 1 and "blocking" in r.stderr
+
+
+def test_the_diff_is_cut_fairly_per_file_and_every_cut_says_where_the_rest_is():
+    from disputatio.review import fit
+
+    small = "diff --git a/small.py b/small.py\n+x = 1\n"
+    big = "diff --git a/big.py b/big.py\n" + "".join(f"+line {n}\n" for n in range(5000))
+    text, was_cut = fit(small + big, 2_000, "a" * 40)
+    assert was_cut and len(text) <= 2_000 + 100 and text.startswith(small)
+    assert "[cut: " in text and "git diff aaaaaaaaaaaa -- big.py" in text
+    whole, was_cut = fit(small + small, 2_000, "a" * 40)
+    assert whole == small + small and not was_cut
