@@ -76,7 +76,7 @@ def test_resume_and_continue_are_refused_while_the_debate_runs(box, tmp_path):
 @pytest.mark.process
 def test_two_continues_at_once_one_is_refused(box, tmp_path):
     go = tmp_path / "go"
-    go.touch()  # the judge answers at once the first time, without a STATUS line: UNCLEAR
+    go.touch()  # the judge answers at once, twice without a findings block: UNCLEAR
     cfg = write_config(tmp_path / "d.yaml", [sim("a"), sim("b")],
                        judge=fake("judge", hang_until=go), rounds=0)
     r = run_cli("q", "--config", str(cfg), "-q", cwd=box.home, env=box.env, timeout=60)
