@@ -310,3 +310,14 @@ def test_a_provisional_ruling_takes_no_answers_and_no_finalize_until_the_judge_r
     assert s.latest_status() is None   # the round on the answers is still to come
     with pytest.raises(proto.Refused, match="has not ruled yet"):
         proto.accept(s, "continue", "more")
+
+
+def test_the_report_s_prompt_names_neither_debaters_nor_judges():
+    jury = [{"name": "juror-codex", "seat": "juror-1", "weight": 1}]
+    evs = proposals(jury=jury) + [
+        done("respondeo-1", block(ruling(finding()))),
+        done("respondeo-1/juror-codex", block(ballot(vote("F1", "rejected")).model_dump()),
+             role="juror-codex", seat="juror")]
+    ruling_text = step(evs).turns[0].variables["ruling"]
+    assert "Participant A" in ruling_text and "Judge 2" in ruling_text
+    assert "codex" not in ruling_text and "(a)" not in ruling_text

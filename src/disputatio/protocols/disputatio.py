@@ -158,8 +158,10 @@ def next_step(s: State) -> Step | Ask | Done:
         return Done(verdict.status.lower())
     did = redactio_id(last.n, s.finalizes)
     if did not in s.turns:
-        # by labels only, as the judges wrote it: no name reaches an agent's prompt
-        ruling = rulings.markdown(verdict, "The ruling", None, s.turns[last.turns[0]].text)
+        # by labels only, as the judges wrote it, and the judges by number: no name reaches
+        # an agent's prompt
+        ruling = rulings.markdown(rulings.anonymous(verdict), "The ruling", None,
+                                  s.turns[last.turns[0]].text)
         return Step("redactio", (TurnSpec(
             did, s.synthesizer or s.judge, "synthesizer", "redactio", last.n, "redactio",
             {"quaestio": _quaestio(s), "transcript": render_transcript(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from disputatio.protocols.judging import RULINGS, Cast, Evidence, Finding, Judgment, Point
@@ -180,7 +181,22 @@ def findings(j: Judgment, names: Mapping[str, str] | None = None) -> list[dict[s
     } for p in j.points])
 
 
-# --- the jury's prompt ----------------------------------------------------------------------
+# --- prompts -------------------------------------------------------------------------------
+
+
+def anonymous(j: Judgment) -> Judgment:
+    """The judgment with its judges called "Judge 1", "Judge 2", ... in seat order: a prompt
+    names no one (a juror's name may name its CLI)."""
+    alias = {s.juror: f"Judge {i}" for i, s in enumerate(j.seats, start=1)}
+
+    def cast(c: Cast) -> Cast:
+        return replace(c, juror=alias.get(c.juror, "a judge"))
+
+    points = [replace(p, votes=[cast(c) for c in p.votes], dissent=[cast(c) for c in p.dissent],
+                      abstained=[alias.get(a, "a judge") for a in p.abstained])
+              for p in j.points]
+    return replace(j, points=points, seats=[replace(s, juror=alias[s.juror]) for s in j.seats])
+
 
 
 def points(found: list[Finding]) -> str:
