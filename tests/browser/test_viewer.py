@@ -40,6 +40,7 @@ def test_a_turn_appended_by_another_process_shows_within_2s(watched, artifacts, 
         assert late.count() == 1, "the appended turn never showed"
         answered = [e for e in ledger.load(events) if e.type == "turn_completed"][-1]
         delay = shown - _at(answered.ts)
+        print(f"\nshown {delay:.2f} s after it was appended")
         assert delay < 2.0, f"shown {delay:.2f} s after it was appended"
         assert page.locator("#status").inner_text().startswith("running")
         page.screenshot(path=artifacts / "viewer.png", full_page=True)
