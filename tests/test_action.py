@@ -20,6 +20,8 @@ from disputatio import ci
 from support import FAKES, ROOT, git, isolate_git, make_repo, write
 from support.fake_github import TOKEN, fake_github
 
+pytestmark = pytest.mark.process   # bash runs each step; disputatio runs as its own process
+
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 REVIEWER = [sys.executable, str(FAKES / "reviewer.py")]
 REPO, PR = "octo/app", 7
