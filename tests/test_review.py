@@ -282,3 +282,14 @@ def test_the_diff_is_cut_fairly_per_file_and_every_cut_says_where_the_rest_is():
     assert "[cut: " in text and "git diff aaaaaaaaaaaa -- big.py" in text
     whole, was_cut = fit(small + small, 2_000, "a" * 40)
     assert whole == small + small and not was_cut
+
+
+def test_the_quaestio_fits_the_protocols_budget_whatever_the_diff_and_request():
+    from disputatio.protocols.base import QUAESTIO_BUDGET
+    from disputatio.review import Change, quaestio
+
+    diff = "".join(f"diff --git a/f{n}.py b/f{n}.py\n" + "+x\n" * 3000 for n in range(5))
+    c = Change("range", "a" * 40, "b" * 40, diff, [f"f{n}.py" for n in range(5)], Path("."))
+    text = quaestio(c, "Look at the locking. " * 1000)
+    assert len(text) <= QUAESTIO_BUDGET and text.count("[cut: ") == 6
+    assert "the diff below is cut" in text and "Look at the locking." in text

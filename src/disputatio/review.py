@@ -22,9 +22,9 @@ from disputatio.protocols.base import QUAESTIO_BUDGET
 from disputatio.snapshot import SAFE_FLAGS, WorkspaceError, git, one_line, user_env
 from disputatio.text import cut, fair_caps
 
-# the diff's share of the quaestio; the review's own words and the user's prompt take the rest
-DIFF_BUDGET = QUAESTIO_BUDGET - 4_000
-PROMPT_BUDGET = 2_000
+# the quaestio's budget: the review's own words, then the asker's request, the rest the diff's
+WORDS_BUDGET = 1_500
+PROMPT_BUDGET = 6_000
 # where --branch looks for the branch it was made from, when --base does not say
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 _NO_EXTERNAL = ["--no-color", "--no-ext-diff", "--no-textconv", "--find-renames"]
@@ -218,7 +218,9 @@ def quaestio(c: Change, prompt: str | None) -> str:
             "range": f"{c.base[:12]}..{head}"}[c.mode]
     if c.incremental_from:
         what += " — only the commits since the previous review"
-    diff, was_cut = fit(c.diff, DIFF_BUDGET, c.base)
+    request = cut(prompt.strip(), PROMPT_BUDGET, "of the request not shown") \
+        if prompt and prompt.strip() else ""
+    diff, was_cut = fit(c.diff, QUAESTIO_BUDGET - WORDS_BUDGET - len(request), c.base)
     lines = [
         f"Review this change before it is merged: {what}, {len(c.files)} file(s).",
         "",
@@ -230,9 +232,8 @@ def quaestio(c: Change, prompt: str | None) -> str:
         "and the line in the changed version it concerns, and how grave it is: blocking (must "
         "not be merged as it is), major, minor or info. Finding no problem is a valid answer.",
     ]
-    if prompt and prompt.strip():
-        lines += ["", "What to look for, as the reviewer's request says:", "",
-                  cut(prompt.strip(), PROMPT_BUDGET, "of the request not shown")]
+    if request:
+        lines += ["", "What to look for, as the reviewer's request says:", "", request]
     fence = "`" * max(3, _longest_run(diff, "`") + 1)
     lines += ["", "The diff:", "", fence + "diff", diff.rstrip("\n"), fence]
     return "\n".join(lines) + "\n"
