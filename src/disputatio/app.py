@@ -5,6 +5,7 @@ be hosted by any face, from any thread; the debate folder's files are in ``folde
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from disputatio import __version__, config, folder, ledger, protocols, redact, signing
+from disputatio import __version__, config, costs, folder, ledger, protocols, redact, signing
 from disputatio import progress as progress_view
 from disputatio.adapters import fence as fencing
 from disputatio.adapters import transport
@@ -57,6 +58,7 @@ class RunOptions:
     fence: str | None = None
     human: bool = False   # a human in the loop: the context must carry a face that asks them
     at: str | None = None   # the commit agents see instead of HEAD (a review's head)
+    max_cost_usd: float | None = None   # the debate-wide cost cap (--max-cost)
 
 
 def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
@@ -76,7 +78,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     fence = choose_fence(cfg.fence, ctx)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg.repo, cfg.include_uncommitted, ctx, options.at)
-    for w in config.lineup_warnings(cfg):
+    for w in config.lineup_warnings(cfg) + config.cost_warnings(cfg):
         ctx.warn(w)
     key = folder.signing_key(cfg.sign or options.sign or None)
     debate_dir = folder.new_dir(base)
@@ -104,6 +106,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
             human=True if options.human else None,
             labels=labels.assign(list(lineup)), seed=secrets.randbits(32),
             recusal=config.recusal_record(cfg),
+            max_cost_usd=cfg.max_cost_usd,
+            prices={k: v.model_dump(exclude_none=True) for k, v in cfg.prices.items()} or None,
             **fence.record(),
         ))
         return folder.signed(_drive(debate_dir, led, options.quiet, snapshot, ctx), led, key)
@@ -112,24 +116,26 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
 def continue_(answers: str, debate: Path | None, quiet: bool = False,
               base: Path | None = None, timeout_minutes: float | None = None,
               sign: bool = False, fence: str | None = None,
-              context: RunContext | None = None) -> Outcome:
+              context: RunContext | None = None, max_cost_usd: float | None = None) -> Outcome:
     """Give the judge the human's answers; re-rule and, if resolved, draft the report."""
     if not answers.strip():
         raise UsageError("--continue needs the answers to the judge's questions")
     return _request("continue", answers, debate, quiet, base, timeout_minutes, sign, fence,
-                    context)
+                    context, max_cost_usd)
 
 
 def finalize(debate: Path | None, quiet: bool = False, base: Path | None = None,
              timeout_minutes: float | None = None, sign: bool = False,
-             fence: str | None = None, context: RunContext | None = None) -> Outcome:
+             fence: str | None = None, context: RunContext | None = None,
+             max_cost_usd: float | None = None) -> Outcome:
     """Re-draft final-report.md from a resolved debate."""
-    return _request("finalize", "", debate, quiet, base, timeout_minutes, sign, fence, context)
+    return _request("finalize", "", debate, quiet, base, timeout_minutes, sign, fence, context,
+                    max_cost_usd)
 
 
 def _request(request: str, answers: str, debate: Path | None, quiet: bool, base: Path | None,
              timeout_minutes: float | None, sign: bool, fence: str | None,
-             context: RunContext | None) -> Outcome:
+             context: RunContext | None, max_cost_usd: float | None = None) -> Outcome:
     """A request the protocol accepts or refuses (``Refused``: one line, exit 2), appended as
     the event it names, then the debate's loop again."""
     ctx = context or RunContext()
@@ -142,7 +148,7 @@ def _request(request: str, answers: str, debate: Path | None, quiet: bool, base:
         folder.seats(state, debate_dir)  # unusable: fail before appending
         _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
-        event = event.model_copy(update=chosen.record())
+        event = event.model_copy(update={**chosen.record(), **_cap(max_cost_usd, event)})
         _append(led, event)
         return folder.signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led, ctx),
                                     ctx, request=event, timeout_minutes=timeout_minutes),
@@ -151,10 +157,11 @@ def _request(request: str, answers: str, debate: Path | None, quiet: bool, base:
 
 def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
            timeout_minutes: float | None = None, sign: bool = False,
-           fence: str | None = None, context: RunContext | None = None) -> Outcome:
-    """Finish a debate that crashed, was interrupted or stopped on a failure: turns with no
-    completion re-run, and so do the failed turns the protocol says it stopped on. A debate
-    that is already done is left as it is."""
+           fence: str | None = None, context: RunContext | None = None,
+           max_cost_usd: float | None = None) -> Outcome:
+    """Finish a debate that crashed, was interrupted or stopped on a failure (or on its cost
+    cap: ``max_cost_usd`` raises it): turns with no completion re-run, and so do the failed
+    turns the protocol says it stopped on. A debate that is already done is left as it is."""
     ctx = context or RunContext()
     with folder.opened(debate, base, "--resume", sign) as (debate_dir, led, key):
         rules, state = _rules(led)
@@ -170,7 +177,8 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
         folder.seats(state, debate_dir)  # unusable: fail before appending
         _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
-        _append(led, Resumed(version=__version__, retry=retry, **chosen.record()))
+        _append(led, Resumed(version=__version__, retry=retry, **chosen.record(),
+                             **_cap(max_cost_usd, Resumed)))
         return folder.signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led, ctx),
                                     ctx, timeout_minutes=timeout_minutes), led, key)
 
@@ -228,6 +236,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                     max_parallel=started.max_parallel)
     done: Done | None = None
     interrupted = False
+    capped: costs.Check | None = None
     # armed until the ledger and artifacts are written: a second Ctrl-C during cleanup must
     # not cut the cleanup short (the CLI's handlers only cancel the token meanwhile)
     with ctx.cancel.arm():
@@ -246,13 +255,21 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                         break
                     ctx.record(led, acted)
                     continue
+                check = costs.check_step(led.events, step, seats)
+                said = costs.opening_line(check)
+                if said and not quiet:
+                    ctx.note(said)
+                if check.stop:
+                    capped, done = check, Done(costs.CAPPED, costs.reason(check))
+                    ctx.record(led, costs.capped_event(check))
+                    break
                 gone = rules.released(state, step)
                 if gone:
                     workspaces.release(gone)
                 view.phase(step.phase, [t.participant for t in step.turns])
                 for line in step.notes:
                     ctx.warn(line)
-                engine.run(step)
+                engine.run(step, check.budgets)
                 if ctx.cancel.cancelled:
                     interrupted = True
                     break
@@ -275,9 +292,24 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
     if not quiet:
         ctx.note(_summary_line(led.events, done))
     _warn_unbacked(led.events, ctx)
+    if capped is not None:
+        return Outcome(EXIT_FAILED, primary, costs.CAPPED, costs.capped_message(capped,
+                                                                                debate_dir))
     ending = rules.ending(done, str(primary))
     return Outcome(EXIT_FAILED if ending.failed else EXIT_OK, primary, done.status,
                    ending.message)
+
+
+def _cap(max_cost_usd: float | None, event) -> dict:
+    """The cost cap a command sets, for its event (a finite positive number)."""
+    if max_cost_usd is None:
+        return {}
+    if not (math.isfinite(max_cost_usd) and max_cost_usd > 0):
+        raise UsageError(f"--max-cost must be a finite number above 0, not {max_cost_usd}")
+    kind = event if isinstance(event, type) else type(event)
+    if "max_cost_usd" not in kind.model_fields:
+        raise UsageError("--max-cost cannot be given with this request")
+    return {"max_cost_usd": max_cost_usd}
 
 
 def _human_present(state, debate_dir: Path, ctx: RunContext) -> None:
@@ -337,15 +369,15 @@ def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
     data = cfg.model_dump(exclude_none=True)
     flags = {"rounds": o.rounds, "repo": o.repo, "timeout_minutes": o.timeout_minutes,
              "include_uncommitted": o.include_uncommitted,
-             "max_parallel": o.max_parallel, "fence": o.fence}
+             "max_parallel": o.max_parallel, "fence": o.fence, "max_cost_usd": o.max_cost_usd}
     data.update({k: v for k, v in flags.items() if v is not None})
     try:
         return DebateConfig.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise UsageError(f"--{where.replace('_minutes', '').replace('_', '-')}: "
-                         f"{err['msg']}") from None
+        flag = where.replace("_minutes", "").replace("_usd", "").replace("_", "-")
+        raise UsageError(f"--{flag}: {err['msg']}") from None
 
 
 def _settings(rules, cfg: DebateConfig, options: RunOptions):

@@ -98,6 +98,10 @@ Budget = Annotated[float | None, typer.Option(
     "--budget", callback=_finite,
     help="Spend cap in USD for the judge and the synthesizer (where the CLI supports one).",
     show_default=False)]
+MaxCost = Annotated[float | None, typer.Option(
+    "--max-cost", callback=_finite, help="Debate-wide cost cap in USD: a step that would "
+    "pass it does not start; the debate stops (capped), resumable with a higher cap.",
+    show_default=False)]
 MaxParallel = Annotated[int | None, typer.Option(
     "--max-parallel", min=1, help="Agents running at once (default: no limit); the rest "
     "wait for a free slot.", show_default=False)]
@@ -140,6 +144,7 @@ class _Asked:
     include_uncommitted: bool = False
     rounds: int | None = None
     budget: float | None = None
+    max_cost: float | None = None
     demo: bool = False
     max_parallel: int | None = None
     debate: Path | None = None
@@ -169,7 +174,8 @@ def run_command(
     quaestio: Quaestio = None, file: File = None, config_path: ConfigPath = None,
     repo: Repo = None, include_uncommitted: Uncommitted = False, rounds: Rounds = None,
     timeout: Timeout = None, budget: Budget = None, max_parallel: MaxParallel = None,
-    demo: Demo = False, protocol: Protocol = None, sign: Sign = False, fence: Fence = None,
+    max_cost: MaxCost = None, demo: Demo = False, protocol: Protocol = None,
+    sign: Sign = False, fence: Fence = None,
     quiet: Quiet = False, human: HumanFlag = False,
     # the flags of the releases without commands: accepted, not shown in run's help
     continue_answers: Annotated[str | None, typer.Option("--continue", hidden=True)] = None,
@@ -188,7 +194,8 @@ def run_command(
                    include_uncommitted=include_uncommitted, rounds=rounds, budget=budget,
                    demo=demo, max_parallel=max_parallel, debate=debate, force=force,
                    timeout=timeout, sign=sign, fence=fence, allowed_signers=allowed_signers,
-                   protocol=protocol, answers=continue_answers, quiet=quiet, human=human)
+                   protocol=protocol, answers=continue_answers, quiet=quiet, human=human,
+                   max_cost=max_cost)
     _act(DEFAULT, asked, aliases={"--continue": continue_answers is not None,
                                   "--finalize": finalize, "--resume": resume,
                                   "--verify": verify, "--doctor": doctor, "--init": init})
@@ -202,17 +209,18 @@ def continue_command(
                                            show_default=False)],
     debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
     fence: Fence = None, quiet: Quiet = False, human: HumanFlag = False,
+    max_cost: MaxCost = None,
 ) -> None:
     _act("continue", _Asked(answers=answers, debate=debate, timeout=timeout, sign=sign,
-                            fence=fence, quiet=quiet, human=human))
+                            fence=fence, quiet=quiet, human=human, max_cost=max_cost))
 
 
 @cli.command("finalize", help="Re-draft final-report.md from a resolved debate.")
 def finalize_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
                      fence: Fence = None, quiet: Quiet = False,
-                     human: HumanFlag = False) -> None:
+                     human: HumanFlag = False, max_cost: MaxCost = None) -> None:
     _act("finalize", _Asked(debate=debate, timeout=timeout, sign=sign, fence=fence,
-                            quiet=quiet, human=human))
+                            quiet=quiet, human=human, max_cost=max_cost))
 
 
 @cli.command("resume", short_help="Finish a debate that crashed or was interrupted.",
@@ -220,9 +228,9 @@ def finalize_command(debate: DebateDir = None, timeout: Timeout = None, sign: Si
              "failure: only the unfinished and failed turns run again.")
 def resume_command(debate: DebateDir = None, timeout: Timeout = None, sign: Sign = False,
                    fence: Fence = None, quiet: Quiet = False,
-                   human: HumanFlag = False) -> None:
+                   human: HumanFlag = False, max_cost: MaxCost = None) -> None:
     _act("resume", _Asked(debate=debate, timeout=timeout, sign=sign, fence=fence,
-                          quiet=quiet, human=human))
+                          quiet=quiet, human=human, max_cost=max_cost))
 
 
 @cli.command("verify", help="Re-hash the ledger and name the first broken event.")
@@ -384,10 +392,10 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
 _ALLOWED = {
     None: {"a quaestio", "--file", "--config", "--repo", "--include-uncommitted",
            "--max-parallel", "--rounds", "--budget", "--demo", "--protocol", "--timeout",
-           "--sign", "--fence", "--human"},
-    "--continue": {"--debate", "--timeout", "--sign", "--fence", "--human"},
-    "--finalize": {"--debate", "--timeout", "--sign", "--fence", "--human"},
-    "--resume": {"--debate", "--timeout", "--sign", "--fence", "--human"},
+           "--sign", "--fence", "--human", "--max-cost"},
+    "--continue": {"--debate", "--timeout", "--sign", "--fence", "--human", "--max-cost"},
+    "--finalize": {"--debate", "--timeout", "--sign", "--fence", "--human", "--max-cost"},
+    "--resume": {"--debate", "--timeout", "--sign", "--fence", "--human", "--max-cost"},
     "--verify": {"--debate", "--allowed-signers"},
     "--doctor": {"--config", "--demo", "--timeout", "--fence"},
     "--init": {"--force", "--timeout"},
@@ -426,7 +434,7 @@ def _run(asked: _Asked):
         rounds=asked.rounds, repo=asked.repo, timeout_minutes=asked.timeout,
         budget_usd=asked.budget, max_parallel=asked.max_parallel,
         include_uncommitted=asked.include_uncommitted or None, quiet=asked.quiet,
-        sign=asked.sign, fence=asked.fence, human=asked.human),
+        sign=asked.sign, fence=asked.fence, human=asked.human, max_cost_usd=asked.max_cost),
         protocol=asked.protocol or "disputatio", context=_context(asked.human))
 
 
@@ -438,10 +446,11 @@ def _carry_on(command: str):
         if command == "continue":
             return app.continue_(asked.answers or "", asked.debate, asked.quiet,
                                  timeout_minutes=asked.timeout, sign=asked.sign,
-                                 fence=asked.fence, context=_context(asked.human))
+                                 fence=asked.fence, context=_context(asked.human),
+                                 max_cost_usd=asked.max_cost)
         return (app.finalize if command == "finalize" else app.resume)(
             asked.debate, asked.quiet, timeout_minutes=asked.timeout, sign=asked.sign,
-            fence=asked.fence, context=_context(asked.human))
+            fence=asked.fence, context=_context(asked.human), max_cost_usd=asked.max_cost)
     return use_case
 
 

@@ -167,6 +167,17 @@ class Juror(Participant):
         return Participant.model_validate(self.model_dump(exclude={"weight"}, exclude_none=True))
 
 
+class Price(BaseModel):
+    """What a model costs in USD per million tokens, for CLIs that report tokens but no cost
+    (the cost cap counts their turns with it). Cached input defaults to the input price."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    input_per_mtok: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+    output_per_mtok: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+    cached_per_mtok: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+
+
 class DebateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -188,6 +199,10 @@ class DebateConfig(BaseModel):
     participants: list[Participant]
     judge: Participant | None = None   # none: the debate ends after the reactions
     synthesizer: Participant | None = None
+    # the debate-wide cost cap in USD, checked before every step (--max-cost)
+    max_cost_usd: Positive | None = None
+    # prices by model name (or by adapter name, for entries that name no model)
+    prices: dict[str, Price] = Field(default_factory=dict)
     # more judges ruling on the judge's points: N judges in all (the judge's entry sitting N
     # times, each in its own session), or the entries that rule besides the judge
     jury: Annotated[Annotated[int, Field(ge=2, le=9), Tag(_COUNT)]
@@ -410,6 +425,19 @@ def _line_for(lines: dict[tuple, int], loc: tuple) -> int:
 def jury_seats(cfg: DebateConfig) -> dict[str, Participant]:
     """The jurors' entries as lineup.json keeps them, under ``seats``."""
     return {f"juror-{i}": p for i, (_, p, _) in enumerate(cfg.jurors(), start=1)}
+
+
+def cost_warnings(cfg: DebateConfig) -> list[str]:
+    """With a cost cap: the seats whose spend it cannot see, each once."""
+    if cfg.max_cost_usd is None:
+        return []
+    from disputatio import costs
+
+    seats = {p.display: p for p in [*cfg.participants, *[p for p in (cfg.judge, cfg.synthesizer)
+                                                          if p is not None],
+                                    *jury_seats(cfg).values()]}
+    return costs.unenforceable(seats.values(),
+                               {k: v.model_dump() for k, v in cfg.prices.items()})
 
 
 def jury_record(cfg: DebateConfig) -> list[dict[str, Any]] | None:

@@ -71,15 +71,17 @@ class Engine:
         self._versions = _VersionCache(self.raw_dir / "versions", timeout_s=15,
                                        cancel=context.cancel)
 
-    def run(self, step: Step) -> None:
+    def run(self, step: Step, budgets: dict[str, float] | None = None) -> None:
         """Run the step's turns in parallel, at most ``max_parallel`` at once (rate limits,
-        small machines: the rest wait for a free slot); returns when all have finished."""
+        small machines: the rest wait for a free slot); returns when all have finished.
+        ``budgets``: a spend cap per turn id (the cost cap's share), on top of the seat's."""
         workers = max(1, min(len(step.turns), self.max_parallel or len(step.turns)))
+        caps = budgets or {}
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for fut in [pool.submit(self._turn, t) for t in step.turns]:
+            for fut in [pool.submit(self._turn, t, caps.get(t.turn_id)) for t in step.turns]:
                 fut.result()
 
-    def _turn(self, spec: TurnSpec) -> None:
+    def _turn(self, spec: TurnSpec, cap: float | None = None) -> None:
         seat = self.seats[spec.participant]
         p = seat.participant
         adapter = adapters.get(p.adapter)
@@ -87,6 +89,8 @@ class Engine:
         version = self._versions.start(binary, adapter, dict(p.env))
         prompt = prompts.render(spec.template, spec.variables)
         budget = p.max_budget_usd if seat.budget_usd is None else seat.budget_usd
+        if cap is not None:
+            budget = cap if budget is None else min(budget, cap)
         timeout_s = p.timeout_minutes * 60 if p.timeout_minutes else self.timeout_s
         request = TurnRequest(prompt=prompt, bin=binary, model=p.model, effort=p.effort,
                               max_budget_usd=budget, timeout_s=timeout_s,

@@ -73,18 +73,20 @@ class EventData(BaseModel):
 class Fenced(EventData):
     """Written by every command that runs agents: the write fence they ran in."""
 
-    OMITTED_WHEN_NONE = frozenset({"fence", "fence_reason"})
+    OMITTED_WHEN_NONE = frozenset({"fence", "fence_reason", "max_cost_usd"})
 
     fence: str | None = Field(None, description="'bwrap 0.8.0' or 'none' (None: a ledger "
                               "from before the write fence)")
     fence_reason: str | None = Field(None, description="why there is no fence (only when none)")
+    max_cost_usd: Number | None = Field(None, description="the debate-wide cost cap this "
+                                        "command set (only when set; the last one stands)")
 
 
 class DebateStarted(Fenced):
     TYPE = "debate_started"
     WHEN = "a new debate, first event"
     OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human", "labels", "seed",
-                                                    "recusal", "jury"}
+                                                    "recusal", "jury", "prices"}
 
     quaestio: str = Field(description="the question, as the user gave it")
     protocol: str = Field("disputatio", description="the protocol's name (protocols.KNOWN)")
@@ -121,6 +123,9 @@ class DebateStarted(Fenced):
     recusal: dict[str, Any] | None = Field(None, description="judges and bias: mode (vendor, "
                                            "model, off), conflicts {judge: [debaters]}, "
                                            "recused [judges who do not rule]")
+    prices: dict[str, dict[str, Any]] | None = Field(
+        None, description="USD per million tokens by model (or adapter): input_per_mtok, "
+        "output_per_mtok, cached_per_mtok (only when configured)")
 
 
 class TurnFields(EventData):
@@ -263,18 +268,34 @@ class Interrupted(EventData):
     reason: str = Field("", description="signal")
 
 
+class CostCapped(EventData):
+    TYPE = "cost_capped"
+    WHEN = "the next step would take the debate past its cost cap (--max-cost): it did not run"
+
+    cap_usd: Number = Field(description="the cap in force")
+    spent_usd: Number = Field(description="what the debate's turns cost so far (known costs)")
+    estimate_usd: Number = Field(description="what the step's turns would cost, estimated")
+    phase: str = Field(description="the step's phase")
+    turns: list[str] = Field(default_factory=list, description="the step's turn ids, not run")
+    unestimated: list[str] = Field(default_factory=list, description="who in the step had no "
+                                   "estimate (no cost reported, no price)")
+    uncounted: list[str] = Field(default_factory=list, description="turns whose cost is "
+                                 "unknown, left out of spent_usd")
+
+
 class DebateEnded(EventData):
     TYPE = "debate_ended"
     WHEN = "the protocol had nothing left to run"
 
-    status: str = Field(description="resolved, needs_input, unclear, debated, aborted, failed")
+    status: str = Field(description="resolved, needs_input, unclear, debated, aborted, failed, "
+                        "capped (the cost cap)")
     reason: str = Field("", description="why, in one sentence (may be empty)")
     cleanup_s: Number | None = Field(None, description="time spent removing the checkouts")
 
 
 ALL: tuple[type[EventData], ...] = (
     DebateStarted, TurnStarted, TurnCompleted, TurnInterrupted, AnswersGiven, FinalizeRequested,
-    HumanActed, Resumed, TurnRedacted, Interrupted, DebateEnded)
+    HumanActed, Resumed, TurnRedacted, Interrupted, CostCapped, DebateEnded)
 BY_TYPE: dict[str, type[EventData]] = {cls.TYPE: cls for cls in ALL}
 
 
