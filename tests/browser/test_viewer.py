@@ -89,6 +89,8 @@ def test_hostile_answers_stay_text(watched, home):
                          participants=("\"><img src=x onerror=alert('name')>", "skeptic"))
     with viewer(home, own_threads=False) as (url, _):
         own = f"{url}debates/{debate.name}"
+        # megabyte answers, each cut to 100,000 characters on the page, take seconds to lay out
+        page.set_default_timeout(90_000)
         page.goto(own)
         cards = page.locator("section.turn")
         page.locator('[data-turn="respondeo-1"] .text').wait_for()
