@@ -1,6 +1,7 @@
 """What the test modules share: running the CLI (in this process or as its own), lineups,
-git repositories, the fake agents and the processes they leave, recorded CLI output. Test
-modules import from here (``from support import run_cli``), never from one another."""
+git repositories, the fake agents and the processes they leave, recorded CLI output, the real
+tier's debates (``real_tier``). Test modules import from here (``from support import
+run_cli``), never from one another."""
 
 from support.cli import (
     ROOT,
@@ -28,7 +29,6 @@ from support.procs import (
 
 __all__ = [
     "AGENT", "FAKES", "MARKER_VAR", "ROOT", "Ran", "alive", "config_file", "fake", "git", "gone",
-    "invoke", "run_init",
-    "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path", "run_cli",
-    "sim", "tree_digest", "wait_for", "write", "write_config",
+    "invoke", "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path",
+    "run_cli", "run_init", "sim", "tree_digest", "wait_for", "write", "write_config",
 ]
