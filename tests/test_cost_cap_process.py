@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+import yaml
+
 from support import run_cli, sim, write_config
+
+pytestmark = pytest.mark.process
 
 PRICED = Path(__file__).parent / "fakes" / "priced.py"
 
@@ -112,3 +117,25 @@ def test_a_cap_that_is_not_a_positive_finite_number_is_refused(home):
         assert r.returncode == 2, bad
         assert "--max-cost" in r.stderr and "Traceback" not in r.stderr
     assert not (home / ".debate").exists()
+
+
+@pytest.mark.parametrize("protocol,cap,phase", [("committee", "0.45", "round 2/3"),
+                                                 ("wind-wall-door", "0.25", "turn 3 · Door")])
+def test_every_protocol_is_held_to_the_cap(home, protocol, cap, phase):
+    """Three members at $0.10 a turn: the committee's second round (three turns) and the
+    Door's first turn would each pass the cap; neither protocol knows of it."""
+    members = [{"adapter": "claude", "name": n, "bin": str(PRICED)} for n in ("ada", "bo", "cy")]
+    cfg = home / "c.yaml"
+    top = {"protocol": {"max_rounds": 3}} if protocol == "committee" else {}
+    cfg.write_text(yaml.safe_dump({**top, "participants": members}))
+    r = run_cli("run", "--protocol", protocol, "--config", str(cfg), "--max-cost", cap, "-q",
+                "Tabs or spaces?", cwd=home)
+    assert r.returncode == 1, r.stderr
+    debate = next((home / ".debate").glob("debate-*"))
+    evs = _events(debate)
+    capped = next(e["data"] for e in evs if e["type"] == "cost_capped")
+    assert capped["phase"] == phase
+    assert _spent(evs) <= float(cap) < capped["spent_usd"] + capped["estimate_usd"]
+    assert not set(capped["turns"]) & {e["data"]["turn_id"] for e in evs
+                                       if e["type"] == "turn_started"}
+    assert evs[-1]["data"]["status"] == "capped"

@@ -33,8 +33,8 @@ Price = Mapping[str, Any]   # input_per_mtok, output_per_mtok, cached_per_mtok (
 
 def price_for(prices: Mapping[str, Price] | None, model: str | None,
               adapter: str) -> Price | None:
-    """The configured price of a turn's model, else of its CLI (a participant that names no
-    model runs its CLI's default one, which the lineup may price under the adapter's name)."""
+    """The configured price of a turn's model, else of its CLI: a price under an adapter's
+    name stands for its default model and any model not priced on its own."""
     if not prices:
         return None
     return (prices.get(model) if model else None) or prices.get(adapter)
