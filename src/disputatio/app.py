@@ -148,7 +148,7 @@ def _request(request: str, answers: str, debate: Path | None, quiet: bool, base:
         folder.seats(state, debate_dir)  # unusable: fail before appending
         _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
-        event = event.model_copy(update={**chosen.record(), **_cap(max_cost_usd, event)})
+        event = event.model_copy(update={**chosen.record(), **_cap(max_cost_usd, type(event))})
         _append(led, event)
         return folder.signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led, ctx),
                                     ctx, request=event, timeout_minutes=timeout_minutes),
@@ -300,13 +300,13 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
                    ending.message)
 
 
-def _cap(max_cost_usd: float | None, event) -> dict:
-    """The cost cap a command sets, for its event (a finite positive number)."""
+def _cap(max_cost_usd: float | None, kind: type[EventData]) -> dict:
+    """The cost cap a command sets, for its event of type ``kind`` (a finite positive
+    number; the event must be one that records it)."""
     if max_cost_usd is None:
         return {}
     if not (math.isfinite(max_cost_usd) and max_cost_usd > 0):
         raise UsageError(f"--max-cost must be a finite number above 0, not {max_cost_usd}")
-    kind = event if isinstance(event, type) else type(event)
     if "max_cost_usd" not in kind.model_fields:
         raise UsageError("--max-cost cannot be given with this request")
     return {"max_cost_usd": max_cost_usd}
