@@ -50,8 +50,9 @@ def test_real_clis_play_the_roles_and_reach_an_approved_synthesis(real_clis, mod
     model_server.script(
         Rule(phase("wind"), Text(WIND)), Rule(phase("wall"), Text(WALL)),
         Rule(phase("door"), Text(DOOR)), Rule(phase("refine"), Text(REFINED)),
-        Rule(lambda r: "(phase: vote, on synthesis 1)" in r.prompt and "You are pi" in r.prompt,
-             Text(f"REJECT\n\n{FEEDBACK}")),
+        # pi, the second of the lineup, is Participant B to the agents
+        Rule(lambda r: "(phase: vote, on synthesis 1)" in r.prompt
+             and "You are Participant B" in r.prompt, Text(f"REJECT\n\n{FEEDBACK}")),
         Rule(phase("vote"), Text("APPROVE")))
     config = write_lineup(tmp_path / "wwd.yaml", real_clis, model_server.url,
                           tmp_path / "homes", names=("claude", "pi"))
