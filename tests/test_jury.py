@@ -321,3 +321,13 @@ def test_the_report_s_prompt_names_neither_debaters_nor_judges():
     ruling_text = step(evs).turns[0].variables["ruling"]
     assert "Participant A" in ruling_text and "Judge 2" in ruling_text
     assert "codex" not in ruling_text and "(a)" not in ruling_text
+
+
+def test_resume_after_a_failed_report_does_not_rerun_a_failed_juror():
+    evs = proposals(jury=JURY[:1]) + [
+        done("respondeo-1", block(ruling(finding()))),
+        done("respondeo-1/j2", "", role="j2", seat="juror", ok=False),
+        done("redactio-1", "", role="judge", seat="synthesizer", phase="redactio", ok=False)]
+    s = proto.state(evs)
+    stop = proto.next_step(s)
+    assert stop.status == "failed" and proto.retry(s, stop) == ["redactio-1"]

@@ -268,11 +268,13 @@ def released(s: State, step: Step) -> list[str]:
 
 def retry(s: State, done: Done) -> list[str] | None:
     """The failed turns a debate that stopped on them runs again on resume (too few proposals,
-    no ruling, no report); None: the debate ended as it should, there is nothing to resume."""
+    no ruling, no report); None: the debate ended as it should, there is nothing to resume.
+    A juror's failure stopped nothing: it stays recorded in the ruling it was part of."""
     phases = {"aborted": ("proposal",), "failed": ("respondeo", "redactio")}.get(done.status)
     if phases is None:
         return None
-    return [t.turn_id for t in s.turns.values() if not t.ok and t.phase in phases]
+    return [t.turn_id for t in s.turns.values()
+            if not t.ok and t.phase in phases and t.seat != "juror"]
 
 
 def accept(s: State, request: str, answers: str = "") -> EventData:
