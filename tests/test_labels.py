@@ -110,6 +110,13 @@ def test_a_shuffle_is_fixed_by_seed_reader_and_place_and_moves_with_each():
     assert len(others) == 8     # 8! orders: a collision would mean the inputs are ignored
 
 
+def test_a_recorded_seed_gives_the_same_order_in_every_version():
+    # ledgers keep only the seed: the order it gives must never change, or a resumed debate
+    # would show its judge another transcript than the first attempt saw
+    assert labels.shuffled(list("ABCDE"), 42, "judge", "round-0") == list("EBCAD")
+    assert labels.shuffled(list("ABCDE"), 42, "judge", "round-1") == list("BCDEA")
+
+
 def test_each_judge_reads_every_round_in_its_own_recorded_order_debaters_in_label_order():
     seed = next(n for n in range(100)   # a seed under which the judge's order is not A, B, C
                 if labels.shuffled([0, 1, 2], n, "judge", "round-0") != [0, 1, 2])

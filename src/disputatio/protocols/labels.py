@@ -12,7 +12,7 @@ debate starts, recorded in ``debate_started.recusal``, read here).
 
 from __future__ import annotations
 
-import random
+import hashlib
 import string
 from collections.abc import Sequence
 from typing import TypeVar
@@ -58,10 +58,13 @@ def of(started: DebateStarted) -> dict[str, str]:
 def shuffled(items: Sequence[T], seed: int, reader: str, place: str) -> list[T]:
     """``items`` in the order ``reader`` sees them at ``place`` (a round): a permutation fixed
     by the recorded seed, so every replay gives the same, and different for each judge and
-    each round, so no participant always comes first."""
-    out = list(items)
-    random.Random(f"{seed}\0{reader}\0{place}").shuffle(out)
-    return out
+    each round, so no participant always comes first. Each position is ranked by a sha256 of
+    its own (not by ``random``, whose shuffle may change between Python versions), so a
+    debate resumed years later reads in the same order."""
+    def rank(i: int) -> bytes:
+        return hashlib.sha256(f"{seed}\0{reader}\0{place}\0{i}".encode()).digest()
+
+    return [items[i] for i in sorted(range(len(items)), key=rank)]
 
 
 def recused(started: DebateStarted) -> list[str]:
