@@ -293,3 +293,24 @@ def test_the_quaestio_fits_the_protocols_budget_whatever_the_diff_and_request():
     text = quaestio(c, "Look at the locking. " * 1000)
     assert len(text) <= QUAESTIO_BUDGET and text.count("[cut: ") == 6
     assert "the diff below is cut" in text and "Look at the locking." in text
+
+
+def test_cost_per_agent_and_a_cost_cap_that_stops_the_review_is_no_verdict(repo):
+    priced = {"adapter": "claude", "bin": str(FAKES / "priced.py"),
+              "env": {"PRICED_COST": "0.10"}}
+    judge = {"adapter": "command", "name": "judge", "argv": REVIEWER,
+             "env": {"REVIEW_RULING": "clean"}}
+    (repo.parent / "lineup.yaml").write_text(yaml.safe_dump({
+        "rounds": 0, "judge": judge,
+        "participants": [priced | {"name": "ada"}, priced | {"name": "bob"}]}))
+    r = review(repo, "--base", "main", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    jsonschema.validate(v, VERDICT_SCHEMA)
+    ada = next(a for a in v["agents"] if a["name"] == "ada")
+    assert ada["cost_usd"] == pytest.approx(0.10) and ada["cli_version"].startswith("2.1.197")
+    assert ada["tokens"] and v["cost_usd"] == pytest.approx(0.20)
+    r = review(repo, "--base", "main", "--format", "json", "--rounds", "1", "--max-cost", "0.35")
+    assert r.returncode == 3, r.stderr
+    v = json.loads(r.stdout)
+    assert v["verdict"] == "none" and v["status"] == "capped"

@@ -337,13 +337,14 @@ def review_command(
                            "request from this file.", show_default=False)] = None,
     repo: Annotated[Path, typer.Option("--repo", help="The repository.")] = Path("."),
     config_path: ConfigPath = None, protocol: Protocol = None, rounds: Rounds = None,
-    timeout: Timeout = None, budget: Budget = None, max_parallel: MaxParallel = None,
-    fence: Fence = None, demo: Demo = False, quiet: Quiet = False,
+    timeout: Timeout = None, budget: Budget = None, max_cost: MaxCost = None,
+    max_parallel: MaxParallel = None, fence: Fence = None, demo: Demo = False,
+    quiet: Quiet = False,
 ) -> None:
     _act("review", _Asked(config_path=config_path, demo=demo, fence=fence, more=dict(
         request=request, base=base, head=head, staged=staged, branch=branch, since=since,
         fail_on=fail_on, fail_open=fail_open, fmt=fmt, prompt_file=prompt_file, repo=repo,
-        protocol=protocol, rounds=rounds, timeout=timeout, budget=budget,
+        protocol=protocol, rounds=rounds, timeout=timeout, budget=budget, max_cost=max_cost,
         max_parallel=max_parallel, quiet=quiet)))
 
 
@@ -510,8 +511,9 @@ def _review(asked: _Asked):
 
     m = dict(asked.more or {})
     run = app.RunOptions(rounds=m.pop("rounds"), timeout_minutes=m.pop("timeout"),
-                         budget_usd=m.pop("budget"), max_parallel=m.pop("max_parallel"),
-                         quiet=m.pop("quiet"), fence=asked.fence)
+                         budget_usd=m.pop("budget"), max_cost_usd=m.pop("max_cost"),
+                         max_parallel=m.pop("max_parallel"), quiet=m.pop("quiet"),
+                         fence=asked.fence)
     request, prompt_file, fmt = m.pop("request"), m.pop("prompt_file"), m.pop("fmt")
     options = review.ReviewOptions(**m | {"protocol": m["protocol"] or "disputatio"}, run=run)
     return review.command(request, prompt_file, asked.config_path, asked.demo, fmt, options,
