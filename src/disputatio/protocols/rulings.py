@@ -43,7 +43,7 @@ def markdown(j: Judgment, title: str, names: Mapping[str, str] | None = None,
     if j.points:
         lines += ["## Findings", ""]
         for p in j.points:
-            lines += _point(p, names or {}, jury=len(j.seats) > 1)
+            lines += _point(p, names or {}, j.seats[0].juror if len(j.seats) > 1 else None)
     if j.agreements:
         lines += ["## Agreements", ""] + [f"- {one_line(a, 1000)}" for a in j.agreements] + [""]
     if j.summary.strip():
@@ -61,6 +61,9 @@ def _headline(j: Judgment) -> str:
     points = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
     blocking = (f"blocking findings: {', '.join(j.blocking)}" if j.blocking
                 else "no blocking findings")
+    open_ = [p.finding.id for p in j.points if p.severity == "blocking" and not p.decided]
+    if open_:
+        blocking += f" · blocking, undecided: {', '.join(open_)}"
     return f"{blocking} · {len(j.points)} points" + (f": {points}" if points else "")
 
 
@@ -71,7 +74,9 @@ def _jury_line(j: Judgment) -> str:
     return out + (f"; {'; '.join(missing)}" if missing else "")
 
 
-def _point(p: Point, names: Mapping[str, str], jury: bool) -> list[str]:
+def _point(p: Point, names: Mapping[str, str], clerk: str | None) -> list[str]:
+    """One point; ``clerk``: with a jury, the judge who fixed the points (its reasons shown)."""
+    jury = clerk is not None
     f = p.finding
     lines = [f"### {one_line(f.id, 40)} · {p.ruling} · {p.severity} — {one_line(f.point, 200)}",
              ""]
@@ -86,7 +91,8 @@ def _point(p: Point, names: Mapping[str, str], jury: bool) -> list[str]:
         lines += [f"  - {_evidence(e)}" for e in f.evidence]
     lines.append("")
     if f.reasons.strip():
-        lines += ["Reasons:", "", quote(f.reasons.strip()), ""]
+        lines += [f"Reasons ({one_line(clerk)}):" if clerk else "Reasons:", "",
+                  quote(f.reasons.strip()), ""]
     for c in p.dissent:
         lines += [f"Dissent — {one_line(c.juror)} ({c.ruling}):", "",
                   quote(c.reasons.strip() or "(no reasons given)"), ""]
