@@ -158,3 +158,17 @@ def test_a_token_that_cannot_post_leaves_the_gate_as_the_review_says(repo, tmp_p
         assert not r["failed"] and r["outputs"]["verdict"] == "pass"
         comment_step = next(s for s in r["ran"] if s[0] == "comment")
         assert "could not post its comment" in comment_step[2]
+
+
+def test_every_step_is_bash_that_takes_its_values_from_env():
+    for step in ACTION["runs"]["steps"]:
+        if "run" in step:
+            assert step["shell"] == "bash" and "${{" not in step["run"]
+            check = subprocess.run(["bash", "-n", "-c", step["run"]], capture_output=True,
+                                   text=True)
+            assert check.returncode == 0, (step["id"], check.stderr)
+        else:
+            assert step["uses"].startswith("actions/upload-artifact@")
+    assert set(ACTION["outputs"]) >= {"verdict", "blocking", "cost", "report", "sarif"}
+    assert set(ACTION["inputs"]) >= {"quaestio", "prompt-file", "base", "config", "protocol",
+                                     "max-cost", "fail-open", "comment-mode"}
