@@ -316,7 +316,9 @@ def show_command(
              "no failing finding, 1 failing findings, 2 usage, 3 no verdict, 130 interrupted. "
              "Writes verdict.json and findings.sarif into the debate folder (docs/ci.md).")
 def review_command(
-    request: Quaestio = None,
+    request: Annotated[str | None, typer.Argument(
+        help="What to look for, added to the review's own request (e.g. \"the SQL\").",
+        show_default=False)] = None,
     base: Annotated[str | None, typer.Option("--base", help="Review BASE...HEAD (from their "
                     "merge base).", show_default=False)] = None,
     head: Annotated[str | None, typer.Option("--head", help="The head (default HEAD).",
