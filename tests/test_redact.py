@@ -210,3 +210,40 @@ def test_as_its_own_process(demo, home):
     assert TOMB in (demo / "respondeo.md").read_text()
     check = run_cli("verify", "--debate", str(demo), cwd=home)
     assert check.returncode == 0 and check.stderr.startswith("ok "), check.stderr
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_signed_debate_stays_signed_and_its_earlier_signature_still_holds(home, tmp_path):
+    """The redaction changes no hash: the signature made over the head before it still
+    verifies against that head, and the new head is signed by the same key."""
+    import subprocess
+
+    from disputatio import signing
+
+    h = tmp_path / "h"
+    (h / ".ssh").mkdir(parents=True)
+    key = h / ".ssh" / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f",
+                    str(key)], check=True, capture_output=True)
+    trusted = tmp_path / "allowed"
+    trusted.write_text(f'alice namespaces="{signing.NAMESPACE}" '
+                       f'{key.with_name("id_ed25519.pub").read_text().strip()}\n')
+    (tmp_path / "gitconfig").write_text("")
+    env = {"HOME": str(h), "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    ran = invoke("--demo", "Q?", "--sign", "-q", cwd=home, env=env)
+    assert ran.returncode == 0, ran.stderr
+    demo = one_path(ran.stdout).parent
+    before = sorted(p.name for p in (demo / "signatures").glob("*.sig"))
+    ran = invoke("redact", demo.name, "proposal/skeptic", "--reason", REASON, cwd=home, env=env)
+    assert ran.returncode == 0, ran.stderr
+    events = ledger.load(demo / "events.jsonl")
+    after = sorted(p.name for p in (demo / "signatures").glob("*.sig"))
+    assert set(before) < set(after)
+    assert f"{len(events)}-{events[-1].hash}.sig" in after
+    for name in before:   # the old signatures name heads that are still in the chain
+        count, head = name.removesuffix(".sig").split("-")
+        assert events[int(count) - 1].hash == head
+    ok = invoke("verify", "--debate", str(demo), "--allowed-signers", str(trusted),
+                cwd=home, env=env)
+    assert ok.returncode == 0, ok.stderr

@@ -229,3 +229,13 @@ def test_a_port_in_use_is_one_line_and_exit_2(home):
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.startswith("error: cannot listen on 127.0.0.1:")
     assert ran.stderr.count("\n") == 1 and "--port" in ran.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--home", "/nonexistent/place"), "error: /nonexistent/place: no such directory (--home)"),
+    (("--port", "70000"), "error: Invalid value for '--port'"),
+])
+def test_bad_options_are_one_line_and_exit_2(home, args, says):
+    ran = run_cli("watch", "--no-open", *args, cwd=home, timeout=30)
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr.startswith(says) and ran.stderr.count("\n") == 1
