@@ -8,6 +8,10 @@ reordered, a ledger cut short (against the event count and head that ``debate.js
 It proves nothing against someone who edits an event on purpose: anyone can recompute every hash
 after the edit (and update ``debate.json``), and the chain verifies again. Only a signature over
 the head by a key the forger does not hold proves more (``signing.py``, ``--sign``).
+
+A turn's text is covered through its sha256 (``committed``), so ``disputatio redact`` can
+replace it by a tombstone without changing any hash; ``verify`` accepts a text that is not its
+digest's only when a later ``turn_redacted`` event vouches for exactly that tombstone.
 """
 
 from __future__ import annotations
