@@ -67,7 +67,7 @@ def run_action(repo: Path, tmp: Path, api_url: str, **given: str) -> dict:
         res = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
                               step["run"]], cwd=repo, env=env, capture_output=True, text=True,
                              timeout=120)
-        ran.append((step["id"], res.returncode, res.stderr))
+        ran.append((step["id"], res.returncode, res.stderr, res.stdout))
         outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if line)
         ctx["steps"][step["id"]] = {"outputs": outputs}
         failed = failed or res.returncode != 0
@@ -146,6 +146,9 @@ def test_no_verdict_fails_closed_and_fail_open_passes_loudly(repo, tmp_path):
         assert closed["outputs"]["verdict"] == "none"
         opened = run_action(repo, tmp_path, api.url, config=cfg, **{"fail-open": "true"})
         assert not opened["failed"] and opened["outputs"]["exit-code"] == "0"
+        assert opened["outputs"]["warning"].startswith("NO VERDICT")
+        outputs_step = next(s for s in opened["ran"] if s[0] == "outputs")
+        assert outputs_step[3].startswith("::warning title=disputatio review::NO VERDICT")
         [comment] = api.comments[(REPO, PR)]
         assert "NO VERDICT" in comment["body"] and "⚠️ no verdict" in comment["body"]
 
