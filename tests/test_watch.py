@@ -239,3 +239,24 @@ def test_bad_options_are_one_line_and_exit_2(home, args, says):
     ran = run_cli("watch", "--no-open", *args, cwd=home, timeout=30)
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.startswith(says) and ran.stderr.count("\n") == 1
+
+
+def test_without_no_open_the_browser_is_given_the_url(debate, home, tmp_path):
+    seen = tmp_path / "opened"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {seen}\n')
+    browser.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "disputatio", "watch", "--port", "0"],
+                            cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "BROWSER": f"{browser} %s"})
+    try:
+        url = proc.stdout.readline().strip()
+        deadline = time.monotonic() + 10
+        while not seen.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert seen.read_text() == url
+        assert get(url, "/").status == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+    assert proc.returncode == 0
