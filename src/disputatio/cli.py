@@ -251,7 +251,8 @@ def init_command(force: Force = False, timeout: Timeout = None) -> None:
     _act("init", _Asked(force=force, timeout=timeout))
 
 
-@cli.command("redact", help="Replace a turn's text with [REDACTED: reason] in the ledger, "
+@cli.command("redact", short_help="Replace a turn's text with a tombstone; verify stays green.",
+             help="Replace a turn's text with [REDACTED: reason] in the ledger, "
              "every artifact and raw/; the hash chain still verifies.")
 def redact_command(
     debate: Annotated[str, typer.Argument(help="The debate: its folder, or its id under "
@@ -264,7 +265,8 @@ def redact_command(
     _act("redact", _Asked(more={"debate": debate, "turn": turn, "reason": reason}))
 
 
-@cli.command("watch", help="A live viewer of the debates in the browser, on 127.0.0.1 only, "
+@cli.command("watch", short_help="A live viewer of the debates, on 127.0.0.1.",
+             help="A live viewer of the debates in the browser, on 127.0.0.1 only, "
              "with a read-only API (/v1/debates).")
 def watch_command(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port (0: any "
