@@ -314,3 +314,9 @@ def test_cost_per_agent_and_a_cost_cap_that_stops_the_review_is_no_verdict(repo)
     assert r.returncode == 3, r.stderr
     v = json.loads(r.stdout)
     assert v["verdict"] == "none" and v["status"] == "capped"
+
+
+def test_a_repository_that_is_not_there_is_a_usage_error(repo):
+    lineup(repo.parent / "lineup.yaml")
+    r = review(repo, "--base", "main", "--repo", str(repo / "nowhere"))
+    assert r.returncode == 2 and "nowhere" in r.stderr and len(r.stderr.splitlines()) == 1

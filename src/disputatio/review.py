@@ -180,7 +180,7 @@ def _repo(given: Path) -> tuple[Path, dict[str, str]]:
         env = user_env(given)
     except WorkspaceError as exc:
         raise UsageError(f"{given}: {exc}") from None
-    except FileNotFoundError:
+    except OSError:
         raise UsageError(f"{given}: no such directory") from None
     res = git(SAFE_FLAGS + ["rev-parse", "--show-toplevel"], env, cwd=given, check=False)
     if res.returncode != 0:
