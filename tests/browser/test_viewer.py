@@ -4,10 +4,13 @@ nothing but its own stream and API. Screenshots land in tests/artifacts/ (docs/v
 
 from __future__ import annotations
 
+import shutil
 import time
 from datetime import datetime
+from pathlib import Path
 
 from disputatio import ledger
+from disputatio.render import summary
 from hostile.answers import HOSTILE, debate_with
 from support.watching import add_turn, append_elsewhere, make_debate, viewer
 
@@ -103,3 +106,24 @@ def test_hostile_answers_stay_text(watched, home):
         assert "<script>alert('script')</script>" in body
         assert "<img src=x onerror=alert('img')>" in body
         watch.assert_quiet(own, f"{url}v1/debates/{debate.name}/stream")
+
+
+def test_older_ledgers_show_every_turn_and_how_they_ended(watched, home):
+    page, watch = watched
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "ledgers"
+    ends = {"v0.1.0-41135e7": "resolved", "v0.1.0-41135e7-interrupted": "interrupted",
+            "v0.1.0-e26cab3": "resolved"}
+    for n, name in enumerate(sorted(ends)):
+        shutil.copytree(fixtures / name, home / ".debate" / f"debate-2026110{n + 1}T100000Z")
+    with viewer(home, own_threads=False) as (url, _):
+        for n, name in enumerate(sorted(ends)):
+            debate = home / ".debate" / f"debate-2026110{n + 1}T100000Z"
+            events = ledger.load(debate / "events.jsonl")
+            page.goto(f"{url}debates/{debate.name}")
+            page.locator("#status", has_text=f"{len(events)} events").wait_for()
+            assert page.locator("#status").inner_text().startswith(ends[name])
+            shown = page.locator("section.turn")
+            assert sorted(shown.nth(i).get_attribute("data-turn") for i in
+                          range(shown.count())) == \
+                sorted(v.turn.turn_id for v in summary.turns(events))
+        assert watch.dialogs == [] and watch.page_errors == [] and watch.console_errors == []

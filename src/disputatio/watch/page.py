@@ -168,6 +168,10 @@ function showDebate(id) {
         (d.participant ? " " + d.participant : "") + (d.text ? ": " + d.text : "")));
     } else if (ev.type === "debate_ended") {
       ended = d.status + (d.reason ? " \u2014 " + d.reason : "");
+    } else if (ev.type === "interrupted") {
+      ended = "interrupted";
+    } else if (["resumed", "answers_given", "finalize_requested"].includes(ev.type)) {
+      ended = "";     // a command took the debate up again
     }
     status.textContent = (ended || "running") + " \u00b7 " + seen + " events";
   }
