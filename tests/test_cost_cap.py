@@ -211,3 +211,17 @@ def test_a_cap_in_the_lineup_must_be_a_positive_finite_number(bad):
     with pytest.raises(config.ConfigError, match="max_cost_usd"):
         _cfg(f"max_cost_usd: {bad}\nparticipants: [{{adapter: simulated, name: a}}, "
              "{adapter: simulated, name: b}]\n")
+
+
+def test_a_command_records_a_cap_only_on_an_event_that_holds_one():
+    from disputatio.events import AnswersGiven, HumanActed
+    from disputatio.outcome import UsageError
+
+    assert costs.cap_field(None, Resumed) == {}
+    assert costs.cap_field(2.5, Resumed) == {"max_cost_usd": 2.5}
+    assert costs.cap_field(1, AnswersGiven) == {"max_cost_usd": 1}
+    with pytest.raises(UsageError, match="cannot be given with this request"):
+        costs.cap_field(1.0, HumanActed)
+    for bad in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(UsageError, match="--max-cost must be a finite number above 0"):
+            costs.cap_field(bad, Resumed)

@@ -5,7 +5,6 @@ be hosted by any face, from any thread; the debate folder's files are in ``folde
 
 from __future__ import annotations
 
-import math
 import os
 import secrets
 import time
@@ -148,7 +147,8 @@ def _request(request: str, answers: str, debate: Path | None, quiet: bool, base:
         folder.seats(state, debate_dir)  # unusable: fail before appending
         _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
-        event = event.model_copy(update={**chosen.record(), **_cap(max_cost_usd, type(event))})
+        capped = costs.cap_field(max_cost_usd, type(event))
+        event = event.model_copy(update={**chosen.record(), **capped})
         _append(led, event)
         return folder.signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led, ctx),
                                     ctx, request=event, timeout_minutes=timeout_minutes),
@@ -178,7 +178,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
         _human_present(state, debate_dir, ctx)
         chosen = choose_fence(fence, ctx)
         _append(led, Resumed(version=__version__, retry=retry, **chosen.record(),
-                             **_cap(max_cost_usd, Resumed)))
+                             **costs.cap_field(max_cost_usd, Resumed)))
         return folder.signed(_drive(debate_dir, led, quiet, _snapshot_from_ledger(led, ctx),
                                     ctx, timeout_minutes=timeout_minutes), led, key)
 
@@ -298,18 +298,6 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
     ending = rules.ending(done, str(primary))
     return Outcome(EXIT_FAILED if ending.failed else EXIT_OK, primary, done.status,
                    ending.message)
-
-
-def _cap(max_cost_usd: float | None, kind: type[EventData]) -> dict:
-    """The cost cap a command sets, for its event of type ``kind`` (a finite positive
-    number; the event must be one that records it)."""
-    if max_cost_usd is None:
-        return {}
-    if not (math.isfinite(max_cost_usd) and max_cost_usd > 0):
-        raise UsageError(f"--max-cost must be a finite number above 0, not {max_cost_usd}")
-    if "max_cost_usd" not in kind.model_fields:
-        raise UsageError("--max-cost cannot be given with this request")
-    return {"max_cost_usd": max_cost_usd}
 
 
 def _human_present(state, debate_dir: Path, ctx: RunContext) -> None:

@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from disputatio import adapters
-from disputatio.events import CostCapped, DebateStarted, Fenced, TurnEnded, TurnStarted, typed
+from disputatio.events import (
+    CostCapped,
+    DebateStarted,
+    EventData,
+    Fenced,
+    TurnEnded,
+    TurnStarted,
+    typed,
+)
 
 # CLIs whose answer carries what the turn cost (claude's total_cost_usd, pi's usage.cost);
 # the others report tokens at most, which only a configured price turns into dollars
@@ -190,7 +198,8 @@ def check(events: Iterable[Any], step: Any, seat: Callable[[str], tuple[str, str
     budgets: dict[str, float] = {}
     if led.cap is not None and turns:
         # whole hundredths of a cent, as a CLI's flag takes them; never 0, which some refuse
-        share = math.floor(max(0.0, led.cap - led.spent) / len(turns) * 10_000) / 10_000
+        left = max(0.0, led.cap - led.spent) / len(turns)
+        share = math.floor(left * 10_000 + 1e-6) / 10_000
         budgets = {tid: max(share, 0.0001) for tid in turns}
     return Check(led.cap, led.spent, total, step.phase, turns, tuple(unknown), led.uncounted,
                  budgets, opening)
@@ -213,6 +222,20 @@ def capped_event(c: Check) -> CostCapped:
     return CostCapped(cap_usd=c.cap or 0, spent_usd=round(c.spent, 6),
                       estimate_usd=round(c.estimate, 6), phase=c.phase, turns=list(c.turns),
                       unestimated=list(c.unestimated), uncounted=list(c.uncounted))
+
+
+def cap_field(max_cost_usd: float | None, kind: type[EventData]) -> dict[str, float]:
+    """The cap a command sets, as its event of type ``kind`` records it (``Fenced`` events
+    do); a cap that is not a finite number above 0 is a usage error."""
+    from disputatio.outcome import UsageError
+
+    if max_cost_usd is None:
+        return {}
+    if not (math.isfinite(max_cost_usd) and max_cost_usd > 0):
+        raise UsageError(f"--max-cost must be a finite number above 0, not {max_cost_usd}")
+    if "max_cost_usd" not in kind.model_fields:
+        raise UsageError("--max-cost cannot be given with this request")
+    return {"max_cost_usd": max_cost_usd}
 
 
 def usd(x: float) -> str:
