@@ -1,5 +1,5 @@
-"""The debates as the viewer serves them: a listing, and each debate's ledger followed as it
-grows. No server library here: the feeds are plain asyncio, so they are tested on their own.
+"""Each debate's ledger as the viewer serves it: read once, then followed as it grows. No
+server library here: the feeds are plain asyncio (the listing is ``views``, as ``list`` has it).
 
 Memory is bounded by the ledgers, not by the clients: each debate is read once into one
 ``Feed`` (its events, each already encoded as the server-sent-events frame every client gets),
@@ -36,8 +36,7 @@ POLL_S = 0.2
 def debate_path(home: Path, debate_id: str) -> Path | None:
     """The ledger of the debate with this id, or None: an id is a folder name under
     ``.debate``, never a path (``..`` and slashes name nothing)."""
-    if not debate_id.startswith("debate-") or "/" in debate_id or "\\" in debate_id \
-            or debate_id in (".", ".."):
+    if not debate_id.startswith("debate-") or "/" in debate_id or "\\" in debate_id:
         return None
     path = views.root(home) / debate_id / "events.jsonl"
     return path if path.is_file() else None
@@ -102,6 +101,8 @@ class Feed:
         return len(self.events) > seen
 
     def payload(self, after: int, limit: int) -> list[dict[str, Any]]:
+        """The events after seq ``after`` as the stream sends them (decoded from their frames:
+        the feed keeps one copy of each event, the encoded one)."""
         return [json.loads(f[f.index(b"data: ") + 6:]) for f in self.frames[after:after + limit]]
 
 
