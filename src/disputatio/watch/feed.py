@@ -101,8 +101,8 @@ class Feed:
         return len(self.events) > seen
 
     def payload(self, after: int, limit: int) -> list[dict[str, Any]]:
-        """The events after seq ``after`` as the stream sends them (decoded from their frames:
-        the feed keeps one copy of each event, the encoded one)."""
+        """The events after seq ``after``, decoded from their frames: the API says exactly
+        what the stream sends (titles and colours included)."""
         return [json.loads(f[f.index(b"data: ") + 6:]) for f in self.frames[after:after + limit]]
 
 
