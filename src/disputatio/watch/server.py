@@ -22,9 +22,9 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from disputatio import views as listing
+from disputatio import views
 from disputatio.events import EventError
-from disputatio.render import summary as views
+from disputatio.render import summary
 from disputatio.watch import feed as feeds
 from disputatio.watch import page
 
@@ -40,8 +40,7 @@ class HostGuard:
 
     def __init__(self, app: ASGIApp, port: int):
         self.app = app
-        self.allowed = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode(),
-                        f"[::1]:{port}".encode()}
+        self.allowed = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -61,7 +60,7 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
         return HTMLResponse(page.HTML, headers={**SECURITY, "Content-Security-Policy": page.CSP})
 
     async def debates(request: Request) -> Response:
-        listed, _ = await asyncio.to_thread(listing.listing, home, True)
+        listed, _ = await asyncio.to_thread(views.listing, home, True)
         return _json({"debates": [asdict(e) for e in listed]})
 
     async def debate(request: Request) -> Response:
@@ -70,8 +69,8 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
         if feed is None:
             return _missing(debate_id)
         try:
-            found = asdict(listing.entry(feed.path.parent))
-            turns = [_turn(v) for v in views.turns(feed.events)]
+            found = asdict(views.entry(feed.path.parent))
+            turns = [_turn(v) for v in summary.turns(feed.events)]
         except EventError as exc:
             return _json({"error": f"{debate_id}: {exc}"}, 422)
         finally:
@@ -146,7 +145,7 @@ async def _frames(hub: feeds.Hub, debate_id: str, feed: feeds.Feed, seen: int):
         hub.release(debate_id)
 
 
-def _turn(view: views.TurnView) -> dict[str, Any]:
+def _turn(view: summary.TurnView) -> dict[str, Any]:
     t = view.turn
     return {"turn_id": t.turn_id, "participant": t.participant, "seat": t.seat,
             "phase": t.phase, "round": t.round, "adapter": t.adapter, "ok": view.ok,
