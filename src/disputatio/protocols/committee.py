@@ -67,7 +67,8 @@ class Config(BaseModel):
     ``max_rounds``; the lineup's top-level ``rounds`` counts the disputatio protocol's reaction
     rounds and does not apply to a committee."""
 
-    model_config = ConfigDict(extra="forbid")
+    # taken as written, like the rest of the lineup: "3" or true is no count
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     rounds: int = Field(default=1, ge=0, le=20)
     max_rounds: int = Field(default=8, ge=1, le=16)

@@ -44,7 +44,8 @@ from disputatio.text import fair_caps, one_line, quote, sanitize
 class Config(BaseModel):
     """The protocol's settings (the lineup's top-level ``rounds`` key, or ``--rounds``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # taken as written, like the rest of the lineup: "3" or true is no count
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     rounds: int = Field(default=1, ge=0, le=20)
 

@@ -1,0 +1,41 @@
+"""Every protocol's ``protocol:`` settings are taken as written, like the rest of the lineup: a
+quoted number, a boolean where a count belongs or a fraction is one usage error (exit 2) naming
+the key, and no debate folder is made."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import invoke, sim, write_config
+
+
+@pytest.mark.parametrize("protocol,settings,key", [
+    ("committee", {"max_rounds": "3"}, "protocol.max_rounds"),
+    ("committee", {"max_rounds": True}, "protocol.max_rounds"),
+    ("committee", {"attempts": 2.0}, "protocol.attempts"),
+    ("disputatio", {"rounds": "2"}, "protocol.rounds"),
+    ("disputatio", {"rounds": False}, "protocol.rounds"),
+    ("wind-wall-door", {"max_turns": "6"}, "protocol.max_turns"),
+    ("wind-wall-door", {"strict": "true"}, "protocol.strict"),
+])
+def test_a_setting_not_written_as_its_type_is_refused(home, protocol, settings, key):
+    path = write_config(home / "d.yaml", [sim("ada"), sim("bob"), sim("cy")],
+                        protocol=settings)
+    ran = invoke("--config", str(path), "--protocol", protocol, "Tabs or spaces?", cwd=home)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stdout == ""
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {key}: "), ran.stderr
+    assert not (home / ".debate").exists()
+
+
+@pytest.mark.parametrize("protocol,settings", [
+    ("committee", {"max_rounds": 2, "attempts": 1}),
+    ("disputatio", {"rounds": 0}),
+])
+def test_settings_written_as_their_type_still_run(home, protocol, settings):
+    path = write_config(home / "d.yaml", [sim("ada"), sim("bob")], protocol=settings)
+    ran = invoke("--config", str(path), "--protocol", protocol, "-q", "Tabs or spaces?",
+                 cwd=home)
+    assert ran.returncode == 0, ran.stderr
+    assert (home / ".debate").is_dir()
