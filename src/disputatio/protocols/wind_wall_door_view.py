@@ -24,11 +24,13 @@ def present(s: State, c: Course) -> Presentation:
     picks = {h.key: h.choice for h in s.human if h.action == "pick"}
     unshown = [h for h in s.human if h.action != "pick"]
     roles_shown: list[bool] = []
+    after: list[str] = []   # the contract note on the turn shown last: it follows that turn
 
     def interlude(t: Turn) -> list[str]:
-        """Lines of ours before a turn: the roles (once), the human's actions after the round
-        before it, who picked the speaker, contract notes, the call for a vote."""
-        lines: list[str] = []
+        """Lines of ours before a turn: the contract note on the turn before it, the roles
+        (once), the human's actions after the round before it, who picked the speaker, the
+        call for a vote."""
+        lines, after[:] = after[:], []
         if not roles_shown:
             roles_shown.append(True)
             lines += _roles_block(s)
@@ -47,12 +49,13 @@ def present(s: State, c: Course) -> Presentation:
         if tid == f"vote-{n}/wind":
             lines += [f"## Door calls the vote (turn {c.called})" if n == 1 else
                       f"## The vote on refinement {n - 1}", ""]
-        return lines + c.notes.get(tid, [])
+        after.extend(c.notes.get(tid, []))
+        return lines
 
     verdict = c.votes[-1][2] if c.votes else None
     return Presentation(verdict=verdict, title=lambda t: _title(c, t),
                         order=lambda t, ps: rank(t.turn_id), interlude=interlude,
-                        where=lambda t: where_of(t.turn_id),
+                        where=lambda t: where_of(t.turn_id), coda=lambda: after[:],
                         documents=lambda ended, header: _documents(s, c, header))
 
 
