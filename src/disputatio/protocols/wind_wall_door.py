@@ -227,8 +227,9 @@ def _consensus(s: State, c: Course) -> Step | Done:
             after = f" after {k - 1} refinement{'s' if k > 2 else ''}" if k > 1 else ""
             return Done("synthesis", f"Wind and Wall approved Door's synthesis{after}")
         if k > cfg.max_refinement_loops:
+            n = cfg.max_refinement_loops
             return Done("stalemate", f"{TITLE[rejected[0]]} rejected Door's synthesis after "
-                                     f"{cfg.max_refinement_loops} refinements")
+                                     f"{n} refinement{'' if n == 1 else 's'}")
         voter, vote = rejected
         got = _attempts(s, c, f"refine-{k}/door", "door", lambda tid, redo, k=k, vote=vote,
                         voter=voter: TurnSpec(

@@ -66,7 +66,8 @@ def _roles_block(s: State) -> list[str]:
     order = "Wind → Wall → Door" if cfg.order == "fixed" else \
         f"mediated: {cfg.mediator or 'the human'} picks each speaker"
     lines += ["", f"Order: {order} · at most {cfg.max_turns} turns and {cfg.max_rounds} "
-              f"rounds · {cfg.max_refinement_loops} refinements · contracts "
+              f"rounds · {cfg.max_refinement_loops} refinement"
+              f"{'' if cfg.max_refinement_loops == 1 else 's'} · contracts "
               f"{'enforced (strict)' if cfg.strict else 'as warnings'}"]
     if s.started.judge:
         lines += ["", f"The lineup's judge ({s.started.judge}) takes no part in this protocol."]

@@ -1,6 +1,6 @@
-"""A Wind/Wall/Door contract note reads as a remark on the turn it judges: in ``debate.md`` it
-follows that turn's answer (under its heading), never the heading of the turn before, and a
-note on the debate's last turn closes the transcript."""
+"""How a Wind/Wall/Door debate reads: a contract note is a remark on the turn it judges (in
+``debate.md`` it follows that turn's answer, under its heading, never the heading of the turn
+before; a note on the debate's last turn closes the transcript), and counts read as English."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 from support import invoke, one_path, sim, write_config
 
 
-def _debate_md(home: Path, **settings) -> str:
-    wind = sim("ada", DISPUTATIO_SIM_WWD="break")   # answers that break every contract
+def _debate_md(home: Path, wind: dict | None = None, **settings) -> str:
+    wind = wind or sim("ada", DISPUTATIO_SIM_WWD="break")   # breaks every contract
     path = write_config(home / "d.yaml", [wind, sim("bob"), sim("cy")], protocol=settings)
     ran = invoke("--config", str(path), "--protocol", "wind-wall-door", "-q", "Tabs?", cwd=home)
     assert ran.returncode in (0, 1), ran.stderr
@@ -42,3 +42,10 @@ def test_each_refusal_follows_its_own_answer_and_the_last_closes_the_transcript(
     assert redo.count("**Refused:**") == 1 and redo.index("Some thoughts") < \
         redo.index("**Refused:**")
     assert "Refused" not in _section(md, "The roles")
+
+
+def test_one_refinement_is_said_in_the_singular(home):
+    md = _debate_md(home, sim("ada", DISPUTATIO_SIM_VOTE="reject"), max_refinement_loops=1)
+    assert "- **Status:** stalemate — Wind rejected Door's synthesis after 1 refinement\n" in md
+    assert "· 1 refinement · contracts as warnings" in md
+    assert "1 refinements" not in md
