@@ -39,3 +39,20 @@ def test_settings_written_as_their_type_still_run(home, protocol, settings):
                  cwd=home)
     assert ran.returncode == 0, ran.stderr
     assert (home / ".debate").is_dir()
+
+
+@pytest.mark.parametrize("protocol,rounds,settings,said", [
+    ("committee", "17", {}, "error: --rounds: Input should be less than or equal to 16"),
+    ("committee", "0", {}, "error: --rounds: Input should be greater than or equal to 1"),
+    ("wind-wall-door", "0", {}, "error: --rounds: Input should be greater than or equal to 1"),
+    # the file's own mistake is still the file's, whatever --rounds says
+    ("committee", "3", {"attempts": 0}, "error: protocol.attempts: "),
+])
+def test_a_wrong_rounds_flag_is_named_as_the_flag(home, protocol, rounds, settings, said):
+    path = write_config(home / "d.yaml", [sim("ada"), sim("bob"), sim("cy")],
+                        protocol=settings)
+    ran = invoke("--config", str(path), "--protocol", protocol, "--rounds", rounds, "Tabs?",
+                 cwd=home)
+    assert ran.returncode == 2 and ran.stderr.startswith(said), ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
+    assert not (home / ".debate").exists()

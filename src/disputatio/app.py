@@ -382,6 +382,8 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
     except ValidationError as exc:
         err = exc.errors()[0]
         where = "protocol." + ".".join(str(x) for x in err["loc"])
+        if flags and _valid(rules, {"rounds": cfg.rounds, **cfg.protocol}):
+            where = "--rounds"   # the file alone is fine: the flag is what is wrong
         what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
         raise UsageError(f"{where}: {what}") from None
     check = getattr(rules, "check", None)   # optional: the settings against the lineup
@@ -391,6 +393,14 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
         return check(settings, [p.display for p in cfg.participants], options.human)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _valid(rules, data: dict) -> bool:
+    try:
+        rules.Config.model_validate(data, context={"flags": set()})
+    except ValidationError:
+        return False
+    return True
 
 
 def check_binaries(cfg: DebateConfig) -> None:
