@@ -14,7 +14,7 @@ from disputatio.protocols import disputatio as proto
 from disputatio.protocols import judging
 from disputatio.protocols.base import Step
 from disputatio.protocols.judging import NEEDS_INPUT, RESOLVED, Answer, Ballot, Seat
-from support import run_cli, sim, write_config
+from support import invoke, sim, write_config
 from test_judging import Ev, block, done, finding, proposals, ruling, step
 
 
@@ -254,7 +254,7 @@ def test_a_jury_debate_end_to_end(home):
     jury = [{**sim("j2", DISPUTATIO_SIM_RULING="rejected"), "weight": 2},
             sim("j3", DISPUTATIO_SIM_FAIL=1)]
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], rounds=0, jury=jury)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0, r.stderr
     folder = (home / r.stdout.strip()).parent
     data = json.loads((folder / "debate.json").read_text())
@@ -277,9 +277,9 @@ def test_continue_with_new_ground_runs_a_round_on_the_answers(home):
     judge = {**sim("judge", DISPUTATIO_SIM_STATUS="needs_input", DISPUTATIO_SIM_NEW_GROUND=1),
              "model": "judge"}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=1)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0 and r.stdout.strip().endswith("respondeo.md"), r.stderr
-    r = run_cli("--continue", "GPUs are available", cwd=home)
+    r = invoke("--continue", "GPUs are available", cwd=home)
     assert r.returncode == 0, r.stderr
     folder = (home / r.stdout.strip()).parent
     assert r.stdout.strip().endswith("final-report.md")

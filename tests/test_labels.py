@@ -17,7 +17,7 @@ from disputatio import config, ledger, prompts
 from disputatio.events import DebateStarted
 from disputatio.protocols import disputatio as proto
 from disputatio.protocols import labels
-from support import run_cli, sim, write_config
+from support import invoke, sim, write_config
 
 CAPTURES = Path(__file__).parent / "fixtures" / "captures"
 
@@ -142,10 +142,10 @@ def test_a_resumed_judge_reads_what_its_first_attempt_read(home, tmp_path):
              "env": {"DISPUTATIO_SIM_FAIL_ONCE": str(once)}}
     cfg = write_config(home / "d.yaml", [sim("ann"), sim("bo"), sim("cy")], judge=judge,
                        rounds=1)
-    first = run_cli("q", "--config", str(cfg), "-q", cwd=home)
+    first = invoke("q", "--config", str(cfg), "-q", cwd=home)
     assert first.returncode == 1 and once.exists(), first.stderr
     debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
-    again = run_cli("resume", "--debate", str(debate), "-q", cwd=home)
+    again = invoke("resume", "--debate", str(debate), "-q", cwd=home)
     assert again.returncode == 0, again.stderr
     asked = sorted((debate / "raw").glob("*-respondeo-1.prompt.md"))
     assert len(asked) == 2
@@ -251,7 +251,7 @@ def test_no_prompt_names_a_participant_its_cli_vendor_or_model(home, tmp_path):
          {"adapter": "codex", "name": "quokkalot", "model": "gpt-basalt", "bin": str(codex)}],
         judge={"adapter": "gemini", "name": "arbitrix", "model": "gemini-onyx",
                "bin": str(gemini)}, rounds=1)
-    r = run_cli("q", "--config", str(cfg), "-q", cwd=home)
+    r = invoke("q", "--config", str(cfg), "-q", cwd=home)
     debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
     raw = debate / "raw"
     judged = list(raw.glob("*-respondeo-1*.prompt.md"))
@@ -277,7 +277,7 @@ def test_no_protocol_names_a_participant_to_an_agent(home, protocol):
               (("zephyrine", "advocate"), ("quokkalot", "skeptic"), ("marmaduke", "pragmatist"))]
     judge = {"adapter": "simulated", "name": "arbitrix", "model": "judge"}
     cfg = write_config(home / "d.yaml", people, judge=judge, rounds=1)
-    r = run_cli("q", "--config", str(cfg), "--protocol", protocol, "-q", cwd=home)
+    r = invoke("q", "--config", str(cfg), "--protocol", protocol, "-q", cwd=home)
     assert r.returncode == 0, r.stderr
     debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
     every = sorted((debate / "raw").glob("*.prompt.md"))
@@ -296,7 +296,7 @@ def test_the_ledger_records_recusal_and_the_user_is_warned_before_anything_runs(
          {"adapter": "codex", "name": "co", "bin": str(codex)}],
         judge={"adapter": "claude", "name": "arbiter", "model": "m2", "bin": str(claude)},
         rounds=0)
-    r = run_cli("q", "--config", str(cfg), "-q", cwd=home)
+    r = invoke("q", "--config", str(cfg), "-q", cwd=home)
     assert "the judge shares a vendor (Anthropic) with cl and the lineup has no judge " \
            "without such a conflict, so it rules on their arguments anyway (recusal: vendor)" \
            in r.stderr

@@ -201,6 +201,7 @@ def test_a_debate_another_process_writes_is_refused(demo, home):
     assert ran.returncode == 75 and "is in use by disputatio" in ran.stderr
 
 
+@pytest.mark.process
 def test_as_its_own_process(demo, home):
     seq, _ = text_of(demo, "respondeo-1")
     ran = run_cli("redact", str(demo), str(seq), "--reason", REASON, cwd=home)

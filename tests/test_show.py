@@ -115,6 +115,7 @@ def test_open_writes_the_page_into_the_debate_and_hands_it_to_the_browser(home, 
     assert page.read_text().startswith("<!doctype html>")
 
 
+@pytest.mark.process
 def test_show_html_out_as_its_own_process(home):
     place(home, RESOLVED, "20261101T100000Z")
     out = home / "report.html"

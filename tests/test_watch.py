@@ -17,7 +17,7 @@ import pytest
 from disputatio import ledger
 from disputatio.render import html
 from disputatio.watch import page
-from support import run_cli
+from support import invoke
 from support.watching import Stream, add_turn, append_elsewhere, get, make_debate, viewer
 
 
@@ -183,6 +183,7 @@ def _start(home, *args: str) -> tuple[subprocess.Popen, str]:
     return proc, proc.stdout.readline().strip()
 
 
+@pytest.mark.process
 def test_the_command_prints_its_url_and_stops_on_ctrl_c_with_a_stream_open(debate, home):
     proc, url = _start(home, "--port", "0")
     try:
@@ -202,6 +203,7 @@ def test_the_command_prints_its_url_and_stops_on_ctrl_c_with_a_stream_open(debat
     assert out == ""
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="reads Linux's socket table")
 def test_the_viewer_listens_on_loopback_only(debate, home):
     proc, url = _start(home, "--port", "0")
@@ -223,8 +225,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(home):
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     try:
-        ran = run_cli("watch", "--no-open", "--port", str(taken.getsockname()[1]), cwd=home,
-                      timeout=30)
+        ran = invoke("watch", "--no-open", "--port", str(taken.getsockname()[1]), cwd=home)
     finally:
         taken.close()
     assert ran.returncode == 2 and ran.stdout == ""
@@ -237,11 +238,12 @@ def test_a_port_in_use_is_one_line_and_exit_2(home):
     (("--port", "70000"), "error: Invalid value for '--port'"),
 ])
 def test_bad_options_are_one_line_and_exit_2(home, args, says):
-    ran = run_cli("watch", "--no-open", *args, cwd=home, timeout=30)
+    ran = invoke("watch", "--no-open", *args, cwd=home)
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.startswith(says) and ran.stderr.count("\n") == 1
 
 
+@pytest.mark.process
 def test_without_no_open_the_browser_is_given_the_url(debate, home, tmp_path):
     seen = tmp_path / "opened"
     browser = tmp_path / "browser.sh"
