@@ -204,11 +204,11 @@ def test_debate_json_carries_the_findings_with_ids_places_and_votes():
 
 
 def test_a_judge_that_answers_readably_when_asked_again_resolves_the_debate(home):
-    from support import run_cli, sim, write_config
+    from support import invoke, sim, write_config
 
     judge = {**sim("judge", DISPUTATIO_SIM_STATUS="garbled_once"), "model": "judge"}
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    r = run_cli("q", "--config", str(cfg), cwd=home)
+    r = invoke("q", "--config", str(cfg), cwd=home)
     assert r.returncode == 0 and r.stdout.strip().endswith("final-report.md"), r.stderr
     data = json.loads((home / r.stdout.strip()).parent.joinpath("debate.json").read_text())
     assert [t["turn_id"] for t in data["turns"] if t["phase"] == "respondeo"] == \

@@ -33,6 +33,7 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 def test_fifty_clients_see_every_event_once_in_order_in_bounded_memory(home):
     debate = make_debate(home)
