@@ -96,7 +96,8 @@ def fake_github() -> Iterator[FakeGitHub]:
     state = FakeGitHub()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state, threading.Lock()))
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
     thread.start()
     try:
         yield state
