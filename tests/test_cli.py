@@ -10,12 +10,14 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 from disputatio import ledger
 from support import invoke, one_path, run_cli, sim, write_config
+from support.procs import MARKER_VAR, marked_processes
 
 
 @pytest.mark.process
@@ -230,17 +232,19 @@ def _completed(events, phase: str) -> set[str]:
 
 @pytest.mark.process
 def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
+    mark = uuid.uuid4().hex
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b"),
-                                         sim("slow", DISPUTATIO_SIM_LATENCY=2)], rounds=1)
+                                         sim("slow", DISPUTATIO_SIM_LATENCY=2,
+                                             **{MARKER_VAR: mark})], rounds=1)
     proc = _start(home, "q", "--config", str(cfg))
     _wait_for(lambda: _completed(_events(home), "proposal") >= {"a", "b"})
+    assert marked_processes(mark) != []   # slow's agent is still at work
     proc.kill()
     proc.wait()
     assert "slow" not in _completed(_events(home), "proposal")
     # the kernel kills the agent when disputatio dies; its exit is asynchronous, so allow the
     # kernel a bounded moment to finish it
-    _wait_for(lambda: subprocess.run(["pgrep", "-f", "disputatio.simulated slow"],
-                                     capture_output=True).stdout == b"", timeout=5)
+    _wait_for(lambda: marked_processes(mark) == [], timeout=5)
     folder = next((home / ".debate").glob("debate-*"))
     r = run_cli("--resume", "--debate", str(folder), cwd=home, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -254,9 +258,12 @@ def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
 
 @pytest.mark.process
 def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
-    cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_HANG=1)], rounds=0)
+    mark = uuid.uuid4().hex
+    cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_HANG=1,
+                                                     **{MARKER_VAR: mark})], rounds=0)
     proc = _start(home, "q", "--config", str(cfg))
     _wait_for(lambda: "a" in _completed(_events(home), "proposal"))
+    _wait_for(lambda: marked_processes(mark) != [])   # b's agent is running, hung
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
@@ -266,8 +273,7 @@ def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
     events = _events(home)
     assert events[-1].type == "interrupted"
     assert any(e.type == "turn_interrupted" and e.data["role"] == "b" for e in events)
-    hung = subprocess.run(["pgrep", "-f", "disputatio.simulated b"], capture_output=True)
-    assert hung.stdout == b"", "a simulated agent survived the interruption"
+    assert marked_processes(mark) == [], "a simulated agent survived the interruption"
 
 
 def test_secrets_reach_the_agent_but_never_the_disk(home):
