@@ -36,6 +36,7 @@ from support import (
     write_config,
 )
 from support.captures import FIX
+from support.procs import sh
 
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
@@ -251,11 +252,6 @@ def test_an_unknown_fence_mode_is_one_line_and_exit_2(home):
 
 
 # ---------------------------------------------------------------- the transport, fenced
-
-
-def sh(tmp_path: Path, script: str, env: dict, timeout_s: float = 30, **kw):
-    inv = Invocation(argv=("sh", "-c", script))
-    return transport.run(inv, tmp_path / "ck", timeout_s, tmp_path / "raw", "turn", env, **kw)
 
 
 @needs_fence

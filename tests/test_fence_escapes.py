@@ -15,21 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from disputatio.adapters import fence, transport
-from disputatio.adapters.base import Invocation
+from disputatio.adapters import fence
 from disputatio.workspace import Workspaces, open_snapshot
 from support import MARKER_VAR, git, gone, kill_survivors, make_repo, run_cli, write_config
+from support.procs import sh
 
 FENCED = True  # tests/conftest.py leaves the fence at its default (auto) for this module
 HERE = fence.available()
 needs_fence = pytest.mark.skipif(not HERE.on, reason=f"no write fence here: {HERE.reason}")
 pytestmark = pytest.mark.process  # agents in the fence, as real processes
-
-
-def sh(tmp_path: Path, script: str, env: dict, **kw):
-    (tmp_path / "ck").mkdir(exist_ok=True)
-    inv = Invocation(argv=("sh", "-c", script), stdin=kw.pop("stdin", None))
-    return transport.run(inv, tmp_path / "ck", 30, tmp_path / "raw", "turn", env, **kw)
 
 
 @needs_fence

@@ -91,3 +91,15 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+def sh(tmp_path: Path, script: str, env: dict, timeout_s: float = 30, **kw):
+    """``sh -c SCRIPT`` as the engine runs a turn: its checkout ``tmp_path/ck`` (made if need
+    be), its raw output under ``tmp_path/raw``; ``stdin`` (bytes) is its prompt, the rest goes
+    to ``transport.run``."""
+    from disputatio.adapters import transport
+    from disputatio.adapters.base import Invocation
+
+    (tmp_path / "ck").mkdir(exist_ok=True)
+    inv = Invocation(argv=("sh", "-c", script), stdin=kw.pop("stdin", None))
+    return transport.run(inv, tmp_path / "ck", timeout_s, tmp_path / "raw", "turn", env, **kw)
