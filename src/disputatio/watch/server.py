@@ -103,8 +103,7 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
         if feed is None:
             return _missing(debate_id)
         feed.subscribers += 1
-        return StreamingResponse(_frames(hub, debate_id, feed, after),
-                                 media_type="text/event-stream", headers=SECURITY)
+        return _Stream(_frames(hub, feed, after), lambda: _unsubscribe(hub, debate_id, feed))
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -128,21 +127,38 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
     return HostGuard(app, port), hub
 
 
-async def _frames(hub: feeds.Hub, debate_id: str, feed: feeds.Feed, seen: int):
+class _Stream(StreamingResponse):
+    """An event stream that gives its feed back however it ends. The release cannot live in the
+    body's generator: a client that goes before the first byte is sent leaves that generator
+    unstarted, and an unstarted generator never runs its ``finally``."""
+
+    def __init__(self, body, done) -> None:
+        super().__init__(body, media_type="text/event-stream", headers=SECURITY)
+        self._done = done
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._done()
+
+
+def _unsubscribe(hub: feeds.Hub, debate_id: str, feed: feeds.Feed) -> None:
+    feed.subscribers -= 1
+    hub.release(debate_id)
+
+
+async def _frames(hub: feeds.Hub, feed: feeds.Feed, seen: int):
     """A client's stream: every event after ``seen``, once, in order, then each new one as the
     feed reads it; a comment now and then keeps proxies from closing an idle stream."""
-    try:
-        yield b"retry: 1000\n\n"
-        while not hub.stopping.is_set():
-            if len(feed.frames) > seen:
-                chunk = feed.frames[seen:seen + BATCH]
-                seen += len(chunk)
-                yield b"".join(chunk)
-            elif not await feed.beyond(seen, KEEPALIVE_S) and not hub.stopping.is_set():
-                yield b": keep-alive\n\n"
-    finally:
-        feed.subscribers -= 1
-        hub.release(debate_id)
+    yield b"retry: 1000\n\n"
+    while not hub.stopping.is_set():
+        if len(feed.frames) > seen:
+            chunk = feed.frames[seen:seen + BATCH]
+            seen += len(chunk)
+            yield b"".join(chunk)
+        elif not await feed.beyond(seen, KEEPALIVE_S) and not hub.stopping.is_set():
+            yield b": keep-alive\n\n"
 
 
 def _turn(view: summary.TurnView) -> dict[str, Any]:
