@@ -17,7 +17,8 @@ import pytest
 
 from disputatio import ledger
 from support import invoke, one_path, run_cli, sim, write_config
-from support.procs import MARKER_VAR, marked_processes
+from support.box import events as debate_events
+from support.procs import MARKER_VAR, marked_processes, wait_for
 
 
 @pytest.mark.process
@@ -204,21 +205,6 @@ def test_verify_ok_and_detects_a_one_byte_change(home):
     assert "seq " in r.stderr and "does not match" in r.stderr
 
 
-def _wait_for(predicate, timeout: float = 30.0) -> None:
-    """Poll a condition on files the debate writes; fails loudly instead of hoping."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("condition not reached in time")
-
-
-def _events(home: Path) -> list:
-    found = list((home / ".debate").glob("debate-*/events.jsonl"))
-    return ledger.load(found[0]) if found else []
-
-
 def _start(home: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "disputatio", *args], cwd=home,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -237,14 +223,14 @@ def test_resume_after_kill_9_reruns_only_unfinished_turns(home):
                                          sim("slow", DISPUTATIO_SIM_LATENCY=2,
                                              **{MARKER_VAR: mark})], rounds=1)
     proc = _start(home, "q", "--config", str(cfg))
-    _wait_for(lambda: _completed(_events(home), "proposal") >= {"a", "b"})
+    wait_for(lambda: _completed(debate_events(home), "proposal") >= {"a", "b"})
     assert marked_processes(mark) != []   # slow's agent is still at work
     proc.kill()
     proc.wait()
-    assert "slow" not in _completed(_events(home), "proposal")
+    assert "slow" not in _completed(debate_events(home), "proposal")
     # the kernel kills the agent when disputatio dies; its exit is asynchronous, so allow the
     # kernel a bounded moment to finish it
-    _wait_for(lambda: marked_processes(mark) == [], timeout=5)
+    wait_for(lambda: marked_processes(mark) == [], timeout=5)
     folder = next((home / ".debate").glob("debate-*"))
     r = run_cli("--resume", "--debate", str(folder), cwd=home, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -262,15 +248,15 @@ def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
     cfg = write_config(home / "d.yaml", [sim("a"), sim("b", DISPUTATIO_SIM_HANG=1,
                                                      **{MARKER_VAR: mark})], rounds=0)
     proc = _start(home, "q", "--config", str(cfg))
-    _wait_for(lambda: "a" in _completed(_events(home), "proposal"))
-    _wait_for(lambda: marked_processes(mark) != [])   # b's agent is running, hung
+    wait_for(lambda: "a" in _completed(debate_events(home), "proposal"))
+    wait_for(lambda: marked_processes(mark) != [])   # b's agent is running, hung
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert time.monotonic() - started < 10
     assert "--resume" in err
-    events = _events(home)
+    events = debate_events(home)
     assert events[-1].type == "interrupted"
     assert any(e.type == "turn_interrupted" and e.data["role"] == "b" for e in events)
     assert marked_processes(mark) == [], "a simulated agent survived the interruption"
@@ -382,7 +368,7 @@ def test_the_next_run_ends_what_a_killed_run_left_running(home):
     cfg = write_config(home / "d.yaml", [{"adapter": "command", "name": "forks",
                                           "argv": [str(agent)]}, sim("b")], rounds=0)
     proc = _start(home, "q", "--config", str(cfg))
-    _wait_for(lambda: (home / "forked").exists())
+    wait_for(lambda: (home / "forked").exists())
     proc.kill()
     proc.wait()
 
@@ -390,10 +376,10 @@ def test_the_next_run_ends_what_a_killed_run_left_running(home):
         out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
         return out.split()
 
-    _wait_for(lambda: orphans() != [])   # the grandchild outlived the kill -9 ...
+    wait_for(lambda: orphans() != [])   # the grandchild outlived the kill -9 ...
     r = run_cli("--demo", cwd=home)       # ... until the next run of disputatio
     assert r.returncode == 0, r.stderr
-    _wait_for(lambda: orphans() == [], timeout=5)
+    wait_for(lambda: orphans() == [], timeout=5)
 
 
 def test_verify_catches_a_ledger_cut_short(home):

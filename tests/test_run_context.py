@@ -4,15 +4,13 @@ threads keep to themselves — no signal handler, no process-wide flag between t
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
-import time
 from pathlib import Path
 
 from disputatio import app, config, ledger
 from disputatio.context import RunContext
-from support import sim, write_config
+from support import alive, sim, wait_for, write_config
 
 AGENT = [sys.executable, str(Path(__file__).parent / "fakes" / "agent.py")]
 
@@ -34,24 +32,6 @@ def in_thread(target, *args, **kwargs) -> tuple[threading.Thread, dict]:
     t = threading.Thread(target=body)
     t.start()
     return t, box
-
-
-def wait_for(check, seconds: float, what: str) -> None:
-    end = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < end, f"timed out waiting until {what}"
-        time.sleep(0.05)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:   # a zombie is gone for our purposes
-        return (Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]) != "Z"
-    except OSError:
-        return False
 
 
 def types(debate: Path) -> list[str]:
