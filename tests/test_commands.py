@@ -16,6 +16,7 @@ import pytest
 
 from disputatio import adapters, ledger, protocols
 from support import invoke, sim, write_config
+from support.box import events as debate_events
 
 JUDGE = {"adapter": "simulated", "name": "judge", "model": "judge"}
 
@@ -62,11 +63,7 @@ CASES = {
 def _result(home: Path, args: list[str]) -> tuple:
     """What a user sees and what the ledger gained, with the parts that differ between two
     runs (the folder, the time stamps, the durations) replaced by placeholders."""
-    def events() -> list:
-        found = sorted((home / ".debate").glob("debate-*/events.jsonl"))
-        return ledger.load(found[-1]) if found else []
-
-    before = len(events())
+    before = len(debate_events(home))
     r = invoke(*args, cwd=home)
 
     def plain(text: str) -> str:
@@ -75,7 +72,7 @@ def _result(home: Path, args: list[str]) -> tuple:
         return re.sub(r"\d+\.\d+s\b", "<t>s", text)
 
     # turns of one step run in parallel: their events may come in any order
-    added = sorted((e.type, e.data.get("turn_id") or "") for e in events()[before:])
+    added = sorted((e.type, e.data.get("turn_id") or "") for e in debate_events(home)[before:])
     return r.returncode, plain(r.stdout), plain(r.stderr), added
 
 
