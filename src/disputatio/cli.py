@@ -602,7 +602,11 @@ def main() -> None:
     """Console entry point: one ``error:`` line and a documented exit code for what happens
     before a use case takes over: typer's own usage errors (an unknown flag, ``--rounds -1``;
     exit 2) and Ctrl-C or SIGTERM at start-up (exit 130)."""
-    old = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    from disputatio.entry import stop_signals
+    from disputatio.streams import Lenient
+
+    old = {s: signal.signal(s, _interrupt) for s in stop_signals()}
+    stderr, sys.stderr = sys.stderr, Lenient(sys.stderr)   # a reader may leave mid-debate
     try:
         code = cli(prog_name="disputatio", standalone_mode=False)
     except (_Interrupted, typer.Abort):
@@ -620,6 +624,7 @@ def main() -> None:
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+        sys.stderr = stderr
     sys.exit(code if isinstance(code, int) else 0)
 
 
