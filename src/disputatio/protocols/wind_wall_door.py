@@ -154,7 +154,7 @@ class Course:
     the votes, the latest synthesis, and what comes next."""
 
     spoken: list[tuple[str, Turn]] = field(default_factory=list)   # (role, turn) that stand
-    notes: dict[str, list[str]] = field(default_factory=dict)      # before a turn / turn n
+    notes: dict[str, list[str]] = field(default_factory=dict)   # on a turn id / before turn n
     votes: list[tuple[int, str, str, Turn]] = field(default_factory=list)
     synthesis: Turn | None = None
     called: int = 0                  # the debate turn on which Door called the vote
