@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,7 @@ import pytest
 from disputatio import ledger, views
 from hostile.answers import debate_with
 from support import invoke
-
-FIXTURES = Path(__file__).parent / "fixtures" / "ledgers"
-RESOLVED = FIXTURES / "v0.1.0-41135e7"               # resumed, answered, finalized
-INTERRUPTED = FIXTURES / "v0.1.0-41135e7-interrupted"
-
-
-def place(base: Path, source: Path, stamp: str) -> Path:
-    dest = base / ".debate" / f"debate-{stamp}"
-    shutil.copytree(source, dest)
-    return dest
+from support.ledgers import INTERRUPTED, RESOLVED, place
 
 
 def with_documents(path: Path) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import stat
 from pathlib import Path
 
@@ -11,16 +10,7 @@ import pytest
 
 from disputatio import ledger, views
 from support import invoke, run_cli
-
-FIXTURES = Path(__file__).parent / "fixtures" / "ledgers"
-RESOLVED = FIXTURES / "v0.1.0-41135e7"
-INTERRUPTED = FIXTURES / "v0.1.0-41135e7-interrupted"
-
-
-def place(base: Path, source: Path, stamp: str) -> Path:
-    dest = base / ".debate" / f"debate-{stamp}"
-    shutil.copytree(source, dest)
-    return dest
+from support.ledgers import INTERRUPTED, RESOLVED, place
 
 
 @pytest.fixture
