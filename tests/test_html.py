@@ -20,7 +20,7 @@ import pytest
 from disputatio import ledger, views
 from disputatio.render import html, summary
 from disputatio.render.safe_markdown import to_html
-from hostile.answers import HOSTILE, MEGABYTE_LINE, debate_with
+from support.hostile_answers import HOSTILE, MEGABYTE_LINE, debate_with
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ledgers"
 # everything the renderer may emit; an agent's text adds none

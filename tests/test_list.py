@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from disputatio import ledger, views
-from hostile.answers import debate_with
 from support import invoke
+from support.hostile_answers import debate_with
 from support.ledgers import INTERRUPTED, RESOLVED, place
 
 

@@ -119,7 +119,7 @@ def test_show_html_out_as_its_own_process(home):
 
 
 def test_no_control_sequence_of_a_debate_reaches_the_terminal(home):
-    from hostile.answers import HOSTILE, debate_with
+    from support.hostile_answers import HOSTILE, debate_with
 
     path = debate_with(home / ".debate" / "debate-20261101T000000Z", HOSTILE,
                        quaestio="\x1b]0;pwned\x07Q?", participants=("\x1b[31mred", "b"))

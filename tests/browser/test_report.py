@@ -10,8 +10,8 @@ import pytest
 
 from disputatio import ledger, views
 from disputatio.render import summary
-from hostile.answers import HOSTILE, debate_with
 from support import run_cli
+from support.hostile_answers import HOSTILE, debate_with
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ledgers"
 # elements none of our pages has: any of them would be an answer turned into markup

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from disputatio import ledger
 from disputatio.render import summary
-from hostile.answers import HOSTILE, debate_with
+from support.hostile_answers import HOSTILE, debate_with
 from support.watching import add_turn, append_elsewhere, make_debate, viewer
 
 FOREIGN = "script, iframe, img, svg, object, embed, link, base, form, textarea, input, button"
