@@ -77,7 +77,8 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
     fence = choose_fence(cfg.fence, ctx)
     base = base or Path.cwd()
     snapshot = _snapshot(cfg.repo, cfg.include_uncommitted, ctx, options.at)
-    for w in config.lineup_warnings(cfg) + config.cost_warnings(cfg):
+    seated = getattr(rules, "SEATED_JUDGES", "jury")   # who rules: judges.py
+    for w in config.lineup_warnings(cfg, seated) + config.cost_warnings(cfg):
         ctx.warn(w)
     key = folder.signing_key(cfg.sign or options.sign or None)
     debate_dir = folder.new_dir(base)
@@ -104,7 +105,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
             lineup_file=LINEUP_FILE, lineup_sha256=lineup_sha,
             human=True if options.human else None,
             labels=labels.assign(list(lineup)), seed=secrets.randbits(32),
-            recusal=config.recusal_record(cfg),
+            recusal=config.recusal_record(cfg, seated),
             max_cost_usd=cfg.max_cost_usd,
             prices={k: v.model_dump(exclude_none=True) for k, v in cfg.prices.items()} or None,
             **fence.record(),

@@ -440,92 +440,12 @@ def cost_warnings(cfg: DebateConfig) -> list[str]:
                                {k: v.model_dump() for k, v in cfg.prices.items()})
 
 
-def jury_record(cfg: DebateConfig) -> list[dict[str, Any]] | None:
-    """What ``debate_started.jury`` records: each juror's name, seat and weight (None: no jury)."""
-    found = cfg.jurors()
-    return [{"name": n, "seat": f"juror-{i}", "weight": int(w) if w == int(w) else w}
-            for i, (n, _, w) in enumerate(found, start=1)] or None
-
-
-def judges(cfg: DebateConfig) -> dict[str, Participant]:
-    """The judge seats of the lineup, by the name they rule under."""
-    if cfg.judge is None:
-        return {}
-    return {cfg.judge.name or "judge": cfg.judge, **{n: p for n, p, _ in cfg.jurors()}}
-
-
-def conflicts(cfg: DebateConfig) -> dict[str, list[str]]:
-    """For each judge, the debaters whose arguments it should not rule on under ``recusal``:
-    the same vendor, or (``model``) the same CLI and model. Only agent CLIs have a vendor."""
-    if cfg.recusal == "off":
-        return {}
-    out: dict[str, list[str]] = {}
-    for name, j in judges(cfg).items():
-        if j.kind != adapters.AGENT:
-            continue
-        same = [p.display for p in cfg.participants if p.kind == adapters.AGENT and (
-            p.vendor == j.vendor if cfg.recusal == "vendor"
-            else (p.adapter, p.model) == (j.adapter, j.model))]
-        if same:
-            out[name] = same
-    return out
-
-
-def recusal_record(cfg: DebateConfig) -> dict[str, Any]:
-    """What ``debate_started.recusal`` records: the mode, the conflicts, who is recused."""
-    found = conflicts(cfg)
-    return {"mode": cfg.recusal, "conflicts": found, "recused": recused(found, list(judges(cfg)))}
-
-
-def recused(found: dict[str, list[str]], seats: list[str]) -> list[str]:
-    """The judges that do not rule: those with a conflict, as long as at least one judge
-    without any remains. With no such judge the lineup has no other choice, and every judge
-    rules (the lineup warning says so)."""
-    conflicted = [j for j in seats if found.get(j)]
-    return [] if len(conflicted) == len(seats) else conflicted
-
-
-def lineup_warnings(cfg: DebateConfig) -> list[str]:
-    """Lineups that weaken a debate: shared vendors agree too easily, a judge who debated
-    grades its own work. Warnings, not errors: the user may have reasons."""
-    out = []
-    real = [p for p in cfg.participants if p.kind == adapters.AGENT]   # vendors known
-    by_vendor: dict[str, list[str]] = {}
-    for p in real:
-        by_vendor.setdefault(p.vendor, []).append(p.display)
-    for vendor, names in by_vendor.items():
-        if len(names) > 1:
-            out.append(f"participants {', '.join(names)} share a vendor ({vendor}); "
-                       "their positions may converge")
-    judge = cfg.judge
-    if judge is None:
-        return out
-    same = [p.display for p in cfg.participants
-            if (p.adapter, p.model, p.bin, p.argv) == (judge.adapter, judge.model, judge.bin,
-                                                        judge.argv)
-            and p.kind != adapters.SIMULATED]   # no model, no bias
-    if same:
-        out.append(f"the judge is the same CLI and model as debater {same[0]}; "
-                   "it will rule on its own arguments")
-    elif judge.kind == adapters.AGENT and judge.vendor in by_vendor and cfg.recusal != "vendor":
-        out.append(f"the judge shares a vendor ({judge.vendor}) with "
-                   f"{', '.join(by_vendor[judge.vendor])}")
-    out += _recusal_warnings(cfg, said=bool(same))
-    return out
-
-
-def _recusal_warnings(cfg: DebateConfig, said: bool) -> list[str]:
-    """What recusal will do with this lineup, said before anything runs (``said``: a judge
-    identical to a debater was already warned of)."""
-    record = recusal_record(cfg)
-    found, recused = record["conflicts"], record["recused"]
-    seats = judges(cfg)
-    what = {"vendor": lambda j: f"a vendor ({seats[j].vendor})", "model": lambda j: "its model"}
-    out = [f"judge {j} is recused: it shares {what[cfg.recusal](j)} with "
-           f"{', '.join(found[j])} (recusal: {cfg.recusal}); the other judges rule"
-           for j in recused]
-    if found and not recused and not said:
-        out += [f"the judge shares {what[cfg.recusal](j)} with {', '.join(ds)} and the lineup "
-                f"has no judge without such a conflict, so it rules on their arguments anyway "
-                f"(recusal: {cfg.recusal})" for j, ds in found.items()]
-    return out
+# The judges, recusal and the lineup warnings live in judges.py; their names stay here.
+from disputatio.judges import (  # noqa: E402, F401
+    conflicts,
+    judges,
+    jury_record,
+    lineup_warnings,
+    recusal_record,
+    recused,
+)

@@ -56,6 +56,8 @@ CLOSE = "close the meeting"
 # failure kinds (adapters.base) that say nothing about the member, only about the moment
 RETRYABLE = frozenset({"timeout", "rate_limit", "api_error"})
 PHASE = "contribution"
+# the judge rules alone (a jury does not sit): recusal has no other judge to turn to
+SEATED_JUDGES = "judge"
 
 ALL_PASSED, MAX_ROUNDS = "all-passed", "max-rounds"
 NO_ACTIVE, CANCELLED = "no-active-members", "cancelled"

@@ -246,14 +246,16 @@ def places(s: State, request: EventData | None) -> Places:
     """Debaters and the synthesizer work in checkouts; the judges rule on the transcript in
     an empty directory (unless one also drafts). A re-draft brings back only the judges and the
     synthesizer; answers bring back the debaters too (the judge may find that the answers open
-    new ground, which the debaters then argue), unless the debate is from before findings."""
+    new ground, which the debaters then argue), unless the debate is from before findings.
+    A recused judge rules on nothing and gets no directory."""
     reopened = isinstance(request, FinalizeRequested) or \
         isinstance(request, AnswersGiven) and not s.structured
     no_repo = {s.judge} if s.judge and s.judge != s.synthesizer else set()
     wanted = [s.synthesizer] if reopened else [*s.participants, s.synthesizer]
     names = [n for n in wanted if n is not None]
+    away = set(labels.recused(s.started))
     for judge in ([s.judge, *(name for name, _ in s.jury)] if s.judge is not None else []):
-        if judge not in names:
+        if judge not in names and judge not in away:
             names.append(judge)
             no_repo.add(judge)
     return Places(tuple(names), frozenset(no_repo))

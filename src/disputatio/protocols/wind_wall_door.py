@@ -64,6 +64,8 @@ ROLES = ("wind", "wall", "door")
 TITLE = {"wind": "Wind", "wall": "Wall", "door": "Door"}
 VOICE = {"wind": "What if…", "wall": "Yes, but…", "door": "Therefore…"}
 MODE = {"wind": "pathos", "wall": "ethos", "door": "logos"}
+# the lineup's judge takes no part: nobody rules, nobody is recused
+SEATED_JUDGES = None
 
 
 class Config(BaseModel):
