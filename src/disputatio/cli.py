@@ -446,16 +446,16 @@ def _run(asked: _Asked):
 def _carry_on(command: str):
     """continue, finalize or resume: the debate's loop, started again on its ledger."""
     def use_case(asked: _Asked):
-        from disputatio import app
+        from disputatio import app, review   # a review's debate ends as a review: docs/ci.md
 
         if command == "continue":
-            return app.continue_(asked.answers or "", asked.debate, asked.quiet,
-                                 timeout_minutes=asked.timeout, sign=asked.sign,
-                                 fence=asked.fence, context=_context(asked.human),
-                                 max_cost_usd=asked.max_cost)
-        return (app.finalize if command == "finalize" else app.resume)(
+            return review.carried_on(app.continue_(
+                asked.answers or "", asked.debate, asked.quiet, timeout_minutes=asked.timeout,
+                sign=asked.sign, fence=asked.fence, context=_context(asked.human),
+                max_cost_usd=asked.max_cost))
+        return review.carried_on((app.finalize if command == "finalize" else app.resume)(
             asked.debate, asked.quiet, timeout_minutes=asked.timeout, sign=asked.sign,
-            fence=asked.fence, context=_context(asked.human), max_cost_usd=asked.max_cost)
+            fence=asked.fence, context=_context(asked.human), max_cost_usd=asked.max_cost))
     return use_case
 
 
@@ -470,7 +470,9 @@ def _doctor(asked: _Asked):
 
     cfg, _ = config.load(asked.config_path, demo=asked.demo)
     fence = app.choose_fence(asked.fence or cfg.fence)
-    checkup = doctor.doctor(cfg, asked.timeout, fence, notice=_say)
+    cancel = _context().cancel   # Ctrl-C/SIGTERM end the canaries through it
+    with cancel.arm():
+        checkup = doctor.doctor(cfg, asked.timeout, fence, notice=_say, cancel=cancel)
     _say(checkup.lines())
     return checkup.outcome
 
@@ -479,7 +481,9 @@ def _init(asked: _Asked):
     from disputatio import app, doctor
 
     fence = app.choose_fence(None)   # never reads the config it may replace
-    checkup = doctor.init(asked.force, asked.timeout, fence, notice=_say)
+    cancel = _context().cancel
+    with cancel.arm():
+        checkup = doctor.init(asked.force, asked.timeout, fence, notice=_say, cancel=cancel)
     _say(checkup.lines())
     return checkup.outcome
 

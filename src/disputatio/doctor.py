@@ -13,13 +13,11 @@ import dataclasses
 import os
 import re
 import shutil
-import signal
 import tempfile
 import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +28,7 @@ from disputatio import adapters
 from disputatio.adapters import fence as fencing
 from disputatio.adapters import transport
 from disputatio.adapters.base import INTERRUPTED, Invocation, TurnRequest, TurnResult
+from disputatio.cancel import CancelToken
 from disputatio.config import DebateConfig, Participant, user_config_path
 from disputatio.engine import participant_bin, probe_version
 from disputatio.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
@@ -156,36 +155,27 @@ def _impatient(invocation: Invocation) -> Invocation:
                                give_up=dataclasses.replace(invocation.give_up, patience_s=0.0))
 
 
-def check_all(people: list[Participant], timeout_s: float) -> tuple[list[Health], bool]:
-    """Every canary at once; also whether Ctrl-C/SIGTERM cut them short (the healths then
-    leave out the canaries it ended)."""
+def check_all(people: list[Participant], timeout_s: float,
+              cancel: CancelToken | None = None) -> tuple[list[Health], bool]:
+    """Every canary at once; also whether ``cancel`` (the CLI's Ctrl-C or SIGTERM) cut them
+    short (the healths then leave out the canaries it ended). A cancel ends every canary's
+    process tree — they run in sessions of their own, out of reach of the terminal's signal —
+    instead of leaving them to their timeout; no signal handler is touched, so any thread
+    may call this."""
     transport.reset_interrupt()
-    with _interruptible() as stopped, \
-            tempfile.TemporaryDirectory(prefix="disputatio-doctor-",
-                                        ignore_cleanup_errors=True) as tmp:
-        with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
-            # a directory per canary: names may differ only where a file name cannot
-            healths = list(pool.map(lambda i: canary(people[i], timeout_s, Path(tmp) / str(i)),
-                                    range(len(people))))
-    return [h for h in healths if h.result.failure != INTERRUPTED], bool(stopped)
-
-
-@contextmanager
-def _interruptible():
-    """Ctrl-C or SIGTERM ends every canary's process tree (they run in sessions of their own,
-    out of reach of the terminal's signal) instead of leaving them to their timeout."""
-    stopped: list[int] = []
-
-    def handler(signum, frame):
-        stopped.append(signum)
-        transport.interrupt_all()
-
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    cancel = cancel or CancelToken()
+    undo = cancel.on_cancel(transport.interrupt_all)
     try:
-        yield stopped
+        with tempfile.TemporaryDirectory(prefix="disputatio-doctor-",
+                                         ignore_cleanup_errors=True) as tmp:
+            with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
+                # a directory per canary: names may differ only where a file name cannot
+                healths = list(pool.map(
+                    lambda i: canary(people[i], timeout_s, Path(tmp) / str(i)),
+                    range(len(people))))
     finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+        undo()
+    return [h for h in healths if h.result.failure != INTERRUPTED], cancel.cancelled
 
 
 def _ignore(lines: list[str]) -> None:
@@ -193,7 +183,7 @@ def _ignore(lines: list[str]) -> None:
 
 
 def doctor(cfg: DebateConfig, timeout_minutes: float | None, fence: fencing.Fence,
-           notice: Notice = _ignore) -> Checkup:
+           notice: Notice = _ignore, cancel: CancelToken | None = None) -> Checkup:
     """A canary per CLI of the lineup (a judge identical to a debater is checked once), under
     ``fence``; exit 0 only when every one is healthy."""
     seats = [*cfg.participants, cfg.judge, cfg.synthesizer]  # a lineup may have no judge
@@ -201,7 +191,7 @@ def doctor(cfg: DebateConfig, timeout_minutes: float | None, fence: fencing.Fenc
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
     words = f"write fence: {fence.mechanism}" if fence.on else f"no write fence: {fence.reason}"
     notice([f"checking {len(people)} CLIs (canary turn, timeout {timeout_s:.0f}s; {words})…"])
-    healths, stopped = check_all(people, timeout_s)
+    healths, stopped = check_all(people, timeout_s, cancel)
     if stopped:
         return Checkup(Outcome(EXIT_INTERRUPTED, None, "interrupted",
                                f"interrupted: {len(healths)} of {len(people)} CLIs checked"),
@@ -229,7 +219,7 @@ def find_binary(adapter_name: str) -> str | None:
 
 
 def init(force: bool, timeout_minutes: float | None, fence: fencing.Fence,
-         notice: Notice = _ignore) -> Checkup:
+         notice: Notice = _ignore, cancel: CancelToken | None = None) -> Checkup:
     """Find the CLIs, canary each under ``fence`` and write the user config from the ones that
     work (never reading the config it may replace); nothing is written unless two work."""
     timeout_s = timeout_minutes * 60 if timeout_minutes else CANARY_TIMEOUT_S
@@ -242,7 +232,7 @@ def init(force: bool, timeout_minutes: float | None, fence: fencing.Fence,
         on_path = shutil.which(adapters.get(name).default_bin) == binary
         candidates.append(Participant(adapter=name, bin=None if on_path else binary))
     notice([f"✗ {name}: not found on PATH or in the usual install dirs" for name in missing])
-    healths, stopped = check_all(candidates, timeout_s) if candidates else ([], False)
+    healths, stopped = check_all(candidates, timeout_s, cancel) if candidates else ([], False)
     if stopped:
         return Checkup(Outcome(EXIT_INTERRUPTED, None, "interrupted",
                                "interrupted; nothing was written"), healths)
