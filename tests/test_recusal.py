@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from disputatio import config, ledger
 from disputatio.protocols import disputatio as proto
 from support import invoke, write_config
@@ -88,3 +90,13 @@ def test_a_recused_judge_gets_no_directory():
     # not recused, it has its directory
     start.data["recusal"] = {"mode": "off", "conflicts": {}, "recused": []}
     assert "arbiter" in proto.places(proto.state([start]), None).names
+
+
+def test_off_is_taken_as_written_though_yaml_reads_it_as_false():
+    text = ("recusal: off\nfence: off\nparticipants:\n  - adapter: claude\n"
+            "  - adapter: codex\n")
+    cfg = config.parse_text(text, "x.yaml")
+    assert (cfg.recusal, cfg.fence) == ("off", "off")
+    # a boolean that cannot mean off stays an error, on its line
+    with pytest.raises(config.ConfigError, match=r"^x.yaml:2: fence: "):
+        config.parse_text(text.replace("fence: off", "fence: true"), "x.yaml")

@@ -44,6 +44,9 @@ def _no_nul(v: str) -> str:
 
 # A string that ends up on a CLI's command line: a NUL there fails only when the turn starts.
 Arg = Annotated[str, AfterValidator(_no_nul)]
+# YAML 1.1 reads a bare ``off`` as false: for a key whose value may be "off", that is what
+# the user wrote (``fence: off``, ``recusal: off``), not a boolean put in the wrong place.
+Off = BeforeValidator(lambda v: "off" if v is False else v)
 
 
 class ConfigError(Exception):
@@ -189,13 +192,13 @@ class DebateConfig(BaseModel):
     sign: bool | str = False   # sign the ledger's head: true (the default SSH key) or a key path
     # the write fence around every agent: auto (when the machine has one), require, off;
     # unset: $DISPUTATIO_FENCE, else auto
-    fence: Literal["auto", "require", "off"] | None = None
+    fence: Annotated[Literal["auto", "require", "off"] | None, Off] = None
     # the settings of the protocol the debate follows, checked by that protocol's own model
     # when the debate starts (the top-level rounds above stays a default for them)
     protocol: dict[str, Any] = Field(default_factory=dict)
     # a judge sharing a vendor (or its model) with a debater does not rule when another judge
     # of the lineup has no such conflict: vendor, model or off
-    recusal: Literal["vendor", "model", "off"] = "vendor"
+    recusal: Annotated[Literal["vendor", "model", "off"], Off] = "vendor"
     participants: list[Participant]
     judge: Participant | None = None   # none: the debate ends after the reactions
     synthesizer: Participant | None = None
