@@ -62,7 +62,9 @@ class Engine:
                  workspaces, timeout_s: float, context: Recorder,
                  max_parallel: int | None = None):
         self.ledger = ledger
-        self.raw_dir = debate_dir / "raw"
+        # absolute: the fence binds the folder and hides its lineup.json by this path, and
+        # agents run elsewhere (a relative --debate resolved inside the fence fails)
+        self.raw_dir = debate_dir.absolute() / "raw"
         self.seats = seats
         self.workspaces = workspaces
         self.timeout_s = timeout_s   # for seats without their own timeout_minutes
