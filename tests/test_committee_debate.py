@@ -96,7 +96,7 @@ def test_settings_out_of_range_are_one_line_and_exit_2(home, tmp_path):
     ran = meet(home, lineup(tmp_path / "c.yaml", trio()), "--rounds", "17")
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.strip().splitlines() == [
-        "error: protocol.max_rounds: Input should be less than or equal to 16"]
+        "error: --rounds: Input should be less than or equal to 16"]   # the flag's fault
     cfg = lineup(tmp_path / "d.yaml", trio(), protocol={"attempts": 0})
     ran = meet(home, cfg)
     assert ran.returncode == 2 and "protocol.attempts" in ran.stderr
