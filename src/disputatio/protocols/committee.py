@@ -432,11 +432,13 @@ def ending(done: Done, primary: str) -> Ending:
     """A meeting that lost every member, or a judge that gave no ruling, fails the command."""
     if done.status in (NO_ACTIVE, "failed"):
         return Ending(True, done.reason)
-    if done.status in ("needs_input", "unclear"):
-        what = "needs your input" if done.status == "needs_input" else \
-            "gave a ruling without a clear STATUS line"
-        return Ending(False, f"the judge {what}: read {primary}, then answer with disputatio "
-                             "--continue \"...\"")
+    if done.status == "needs_input":
+        return Ending(False, f"the judge needs your input: read {primary}, then answer with "
+                             "disputatio --continue \"...\"")
+    if done.status == "unclear":
+        return Ending(False, f"the judge's answer could not be read as findings (asked twice): "
+                             f"read {primary}; answer with disputatio --continue \"...\" to "
+                             "ask again")
     return Ending(False, f"the meeting ended {done.status}: {done.reason}"
                   if done.status in (ALL_PASSED, MAX_ROUNDS, CANCELLED) else "")
 

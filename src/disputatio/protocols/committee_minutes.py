@@ -100,6 +100,10 @@ def _rulings(s: State, ended: list[Turn], header: str) -> tuple[dict[str, str], 
             judgment = judging.judge([judging.Seat(t.participant, answer=read.answer)],
                                      read.prose)
             files[primary] = rulings.markdown(judgment, _judge_title(t), names)
+        elif read is not None:   # no readable findings, even when asked again: say so
+            judgment = judging.unclear(read.prose, read.error or "",
+                                       [judging.Seat(t.participant, failure="unreadable")])
+            files[primary] = rulings.markdown(judgment, _judge_title(t), names)
         else:
             files[primary] = sanitize(t.text) if t.ok else (
                 f"# Respondeo\n\nThe judge gave no ruling: {t.failure}: "
