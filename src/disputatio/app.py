@@ -58,6 +58,7 @@ class RunOptions:
     human: bool = False   # a human in the loop: the context must carry a face that asks them
     at: str | None = None   # the commit agents see instead of HEAD (a review's head)
     max_cost_usd: float | None = None   # the debate-wide cost cap (--max-cost)
+    review: dict | None = None   # a review's settings, recorded for resume (review.py)
 
 
 def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
@@ -108,7 +109,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
             recusal=config.recusal_record(cfg, seated),
             max_cost_usd=cfg.max_cost_usd,
             prices={k: v.model_dump(exclude_none=True) for k, v in cfg.prices.items()} or None,
-            **fence.record(),
+            review=options.review, **fence.record(),
         ))
         return folder.signed(_drive(debate_dir, led, options.quiet, snapshot, ctx), led, key)
 
@@ -439,7 +440,9 @@ def _snapshot(repo: str | None, include_uncommitted: bool, ctx: RunContext,
 def _snapshot_from_ledger(led: ledger.Ledger, ctx: RunContext):
     _, state = _rules(led)
     started = state.started
-    snap = _snapshot(started.repo, started.include_uncommitted, ctx)
+    # a review goes on over the head it reviews; any other debate sees the repository as it is
+    pinned = started.snapshot if started.review and not started.include_uncommitted else None
+    snap = _snapshot(started.repo, started.include_uncommitted, ctx, pinned)
     if snap is not None and started.snapshot and snap.commit != started.snapshot:
         ctx.warn(f"the repository has moved since the debate started ({started.snapshot[:10]}); "
              "agents now see the current state")

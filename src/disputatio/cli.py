@@ -446,7 +446,7 @@ def _run(asked: _Asked):
 def _carry_on(command: str):
     """continue, finalize or resume: the debate's loop, started again on its ledger."""
     def use_case(asked: _Asked):
-        from disputatio import app, review   # a review's debate ends as a review: docs/ci.md
+        from disputatio import app, review  # a review's debate ends as a review: docs/ci.md
 
         if command == "continue":
             return review.carried_on(app.continue_(

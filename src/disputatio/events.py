@@ -86,7 +86,7 @@ class DebateStarted(Fenced):
     TYPE = "debate_started"
     WHEN = "a new debate, first event"
     OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human", "labels", "seed",
-                                                    "recusal", "jury", "prices"}
+                                                    "recusal", "jury", "prices", "review"}
 
     quaestio: str = Field(description="the question, as the user gave it")
     protocol: str = Field("disputatio", description="the protocol's name (protocols.KNOWN)")
@@ -126,6 +126,9 @@ class DebateStarted(Fenced):
     prices: dict[str, dict[str, Any]] | None = Field(
         None, description="USD per million tokens by model (or adapter): input_per_mtok, "
         "output_per_mtok, cached_per_mtok (only when configured)")
+    review: dict[str, Any] | None = Field(None, description="a review's settings (disputatio "
+                                          "review only): change (mode, base, head, files), "
+                                          "fail_on, fail_open; resume ends it as a review")
 
 
 class TurnFields(EventData):

@@ -24,7 +24,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from disputatio import folder, ledger, views
+from disputatio import folder, ledger, verdict, views
 from disputatio.events import TurnEnded, TurnRedacted, parse, typed
 from disputatio.outcome import EXIT_OK, Outcome, UsageError
 from disputatio.text import one_line
@@ -65,9 +65,11 @@ def redact(debate: Path, turn: str, reason: str, who: str | None = None) -> Outc
         primary = folder.write(debate_dir, events, status, why)
         # a document the new state no longer renders (a ruling whose text is gone) stays on
         # disk as it was, and so does a report written by show --open: scrubbed like a prompt
-        fresh = {*folder.render_all(events, status, why).files, "events.jsonl", "lineup.json"}
+        fresh = {*folder.render_all(events, status, why).files, "events.jsonl", "lineup.json",
+                 *verdict.FILES}
         _scrub([p for p in debate_dir.iterdir() if p.name not in fresh],
                _needles(turns, quoted=False), dead)
+        verdict.redact(debate_dir, [t.text for t in turns], dead)   # a review's, as JSON
         message = (f"redacted {len(targets)} event(s) of {targets[0][1].turn_id}; raw/: "
                    f"{removed} file(s) removed, {scrubbed} scrubbed")
         return folder.signed(Outcome(EXIT_OK, primary, "redacted", message), led, key)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from disputatio import app, verdict
+from disputatio import app, events, ledger, verdict
 from disputatio.config import DebateConfig
 from disputatio.context import RunContext
 from disputatio.outcome import EXIT_INTERRUPTED, EXIT_OK, Outcome, UsageError
@@ -79,17 +79,43 @@ def review(cfg: DebateConfig, o: ReviewOptions, base_dir: Path | None = None,
     run.repo = str(change.root)
     run.include_uncommitted = change.mode == "staged"
     run.at = change.head
+    run.review = {"change": change_record(change), "fail_on": o.fail_on,
+                  "fail_open": o.fail_open}
     outcome = app.run(quaestio(change, o.prompt), cfg, run, base=base_dir,
                       protocol=o.protocol, context=ctx)
-    if outcome.code == EXIT_INTERRUPTED or outcome.path is None:
+    return conclude(outcome, run.review, o.protocol, ctx)
+
+
+def conclude(outcome: Outcome, settings: dict, protocol: str,
+             ctx: RunContext) -> tuple[Outcome, dict | None]:
+    """The review's ending from its debate's: verdict.json and findings.sarif, and the exit
+    code they give; an interrupted debate has no verdict (a stale one is taken away)."""
+    if outcome.path is None:
         return outcome, None
     debate_dir = outcome.path.parent
-    v = verdict.build(debate_dir, change_record(change), o.fail_on, o.fail_open, o.protocol)
-    path = verdict.write(debate_dir, v, change.files)
-    message = verdict.summary_line(v)
+    if outcome.code == EXIT_INTERRUPTED:
+        for name in verdict.FILES:
+            (debate_dir / name).unlink(missing_ok=True)
+        return outcome, None
+    v = verdict.build(debate_dir, settings["change"], settings["fail_on"],
+                      settings["fail_open"], protocol)
+    path = verdict.write(debate_dir, v, settings["change"]["files"])
     if v.get("warning"):
         ctx.warn(v["warning"])
-    return Outcome(v["exit_code"], path, v["verdict"], message), v
+    return Outcome(v["exit_code"], path, v["verdict"], verdict.summary_line(v)), v
+
+
+def carried_on(outcome: Outcome, context: RunContext | None = None) -> Outcome:
+    """After ``resume``, ``continue`` or ``finalize``: a review's debate ends as a review
+    does, by the settings its ledger recorded; any other debate's outcome is left as it is."""
+    record = outcome.path.parent / "events.jsonl" if outcome.path else None
+    if record is None or not record.is_file():
+        return outcome
+    started = events.parse(ledger.load(record)[0])
+    settings = getattr(started, "review", None)
+    if not settings:
+        return outcome
+    return conclude(outcome, settings, started.protocol, context or RunContext())[0]
 
 
 def change_record(c: Change) -> dict:

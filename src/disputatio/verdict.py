@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,9 @@ SCHEMA_VERSION = 1
 EXIT_PASS, EXIT_FAIL, EXIT_NO_VERDICT = 0, 1, 3
 VERDICT_FILE, SARIF_FILE = "verdict.json", "findings.sarif"
 
-__all__ = ["EXIT_FAIL", "EXIT_NO_VERDICT", "EXIT_PASS", "SEVERITIES", "build", "decide",
-           "summary_line", "write"]
+__all__ = ["EXIT_FAIL", "EXIT_NO_VERDICT", "EXIT_PASS", "FILES", "SEVERITIES", "build",
+           "decide", "redact", "summary_line", "write"]
+FILES = (VERDICT_FILE, SARIF_FILE)
 
 
 def build(debate_dir: Path, change: dict[str, Any], fail_on: str = "blocking",
@@ -153,6 +155,62 @@ def write(debate_dir: Path, v: dict[str, Any], changed: list[str]) -> Path:
     path = debate_dir / VERDICT_FILE
     _atomic(path, json.dumps(v, indent=2, ensure_ascii=False))
     return path
+
+
+# a piece of a redacted turn shorter than this is not looked for: "ok" is everywhere
+REDACT_MIN = 16
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.){' + str(REDACT_MIN) + ',}"')
+
+
+def redact(debate_dir: Path, texts: list[str], dead: str) -> bool:
+    """Take the words of redacted turns (``texts``) out of verdict.json and findings.sarif:
+    every text of the verdict that quotes them (a finding's point, reasons and evidence, the
+    reason, the warning) loses what it quotes to the tombstone ``dead``, and both files are
+    written again as JSON (patching them as text could cut a string in two). The verdict itself
+    stands: it is what a CI job acted on. False when the debate has no verdict."""
+    path = debate_dir / VERDICT_FILE
+    try:
+        v = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    pieces = _pieces(texts)
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, list):
+            return [clean(x) for x in value]
+        if not isinstance(value, str):
+            return value
+        whole = value.strip()
+        if len(whole) >= REDACT_MIN and any(
+                whole in t or json.dumps(whole)[1:-1] in t for t in texts):
+            return dead
+        for piece in pieces:
+            value = value.replace(piece, dead)
+        return value
+
+    for f in v.get("findings") or []:
+        for key in ("point", "reasons"):
+            f[key] = clean(f.get(key))
+        f["evidence"] = [{k: x if k in ("file", "line") else clean(x) for k, x in e.items()}
+                         if isinstance(e, dict) else clean(e) for e in f.get("evidence") or []]
+    for key in ("reason", "warning"):
+        v[key] = clean(v.get(key))
+    write(debate_dir, v, (v.get("change") or {}).get("files") or [])
+    return True
+
+
+def _pieces(texts: list[str]) -> list[str]:
+    """What of the texts is looked for, longest first: each line long enough to be its own,
+    and each JSON string in them (a judge's findings are a JSON block), as it reads."""
+    found: set[str] = set()
+    for t in texts:
+        found.update(line.strip() for line in t.splitlines())
+        for literal in _JSON_STRING.findall(t):
+            try:
+                found.add(json.loads(literal).strip())
+            except ValueError:
+                continue
+    return sorted((p for p in found if len(p) >= REDACT_MIN), key=len, reverse=True)
 
 
 def _atomic(path: Path, text: str) -> None:

@@ -6,7 +6,9 @@ whether the text REVIEW_EXPECT is in its prompt. The judge (its prompt says ``ph
 respondeo``) rules as REVIEW_RULING says: ``blocking`` (one upheld blocking finding at
 REVIEW_FILE:REVIEW_LINE), ``major``, ``clean`` (no finding), ``rejected`` (a blocking point,
 rejected), ``ask`` (questions for the human), ``garbled`` (no readable block); REVIEW_HANG=1:
-never answers. The synthesizer (``phase: redactio``) writes a short report.
+never answers; REVIEW_EVIDENCE: the output its finding cites as evidence;
+REVIEW_FAIL_ONCE=FILE: fail (as a CLI not logged in) while FILE does not exist, creating it.
+The synthesizer (``phase: redactio``) writes a short report.
 REVIEW_PROMPTS=DIR: each prompt is saved there.
 """
 
@@ -19,6 +21,10 @@ import time
 def main() -> None:
     prompt = sys.stdin.read()
     env = os.environ
+    once = env.get("REVIEW_FAIL_ONCE")
+    if once and not os.path.exists(once):
+        open(once, "w").close()
+        sys.exit("not logged in")
     if env.get("REVIEW_PROMPTS"):
         d = env["REVIEW_PROMPTS"]
         os.makedirs(d, exist_ok=True)
@@ -45,7 +51,8 @@ def ruling(kind: str, env) -> str:
     where = {"file": env.get("REVIEW_FILE", "app.py"), "line": int(env.get("REVIEW_LINE", "1"))}
     finding = {"id": "F1", "point": "The change divides by zero when the list is empty.",
                "raised_by": ["Participant A"], "reasons": "Ran it; it fails.",
-               "evidence": [{"command": "python -c 'import app'", "output": "ZeroDivisionError"}],
+               "evidence": [{"command": "python -c 'import app'",
+                             "output": env.get("REVIEW_EVIDENCE", "ZeroDivisionError")}],
                **where}
     data: dict = {"status": "resolved", "questions": [], "summary": "Reviewed."}
     if kind == "blocking":
