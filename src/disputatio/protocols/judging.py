@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -141,12 +142,20 @@ class Read:
     error: str | None = None
 
 
-def read(text: str, model: type[_Answer] = Answer) -> Read:
-    """The last fenced ``json`` block of ``text`` validated as ``model``; prose is the rest."""
+def read(text: str, model: type[_Answer] = Answer, quoted: Iterable[str] = ()) -> Read:
+    """The last fenced ``json`` block of ``text`` validated as ``model``; prose is the rest.
+    A block holding the same data as a block of ``quoted`` (the debaters' answers, the
+    question) is a quotation, not a ruling: a participant cannot rule by writing a block the
+    judge repeats."""
     blocks = list(_FENCE.finditer(text))
     if not blocks:
         return Read(None, text.strip(), "no fenced ```json block was found in the answer")
-    last = blocks[-1]
+    copies = {_canonical(m.group(2)) for q in quoted for m in _FENCE.finditer(q)} - {None}
+    own = [b for b in blocks if _canonical(b.group(2)) not in copies]
+    if not own:
+        return Read(None, text.strip(), "the ```json block is copied from the debate (an "
+                    "answer or the question), not a ruling of yours; end with your own")
+    last = own[-1]
     prose = (text[:last.start()] + text[last.end():]).strip()
     try:
         data = json.loads(last.group(2))
@@ -158,6 +167,14 @@ def read(text: str, model: type[_Answer] = Answer) -> Read:
         return Read(model.model_validate(data), prose)
     except ValidationError as exc:
         return Read(None, prose, describe(exc))
+
+
+def _canonical(block: str) -> str | None:
+    """A block's data written one way (key order and spacing aside); None if it is no JSON."""
+    try:
+        return json.dumps(json.loads(block), sort_keys=True)
+    except ValueError:
+        return None
 
 
 def describe(exc: ValidationError, most: int = 6) -> str:

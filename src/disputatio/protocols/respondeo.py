@@ -147,7 +147,8 @@ def _answer(s, r: Ruling, who: str, tid: str, role: str, fixed) -> tuple | Step 
                     (_spec(s, r, who, tid, role, fixed, None),))
     if not turn.ok:
         return _failed(turn)
-    read = judging.read(turn.text, model)
+    quoted = _quoted(s)
+    read = judging.read(turn.text, model, quoted)
     if read.answer is not None:
         return _Found(read.answer, read.prose), [tid]
     if role == "judge" and not s.structured:   # a debate from before findings: as it was read
@@ -158,8 +159,14 @@ def _answer(s, r: Ruling, who: str, tid: str, role: str, fixed) -> tuple | Step 
                     (_spec(s, r, who, f"{tid}/{RETRY}", role, fixed, (turn, read.error)),))
     if not again.ok:
         return _failed(again)
-    second = judging.read(again.text, model)
+    second = judging.read(again.text, model, quoted)
     return _Found(second.answer, second.prose or read.prose, second.error), [tid, again.turn_id]
+
+
+def _quoted(s) -> list[str]:
+    """What a judge may quote but never rule by: the question and the debaters' answers."""
+    return [s.started.quaestio, *(t.text for t in s.turns.values()
+                                  if t.ok and t.participant in s.participants)]
 
 
 def _failed(turn: Turn) -> Done:
