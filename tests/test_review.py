@@ -201,6 +201,26 @@ def test_usage_errors_are_one_line_and_exit_2(repo, args, says):
     assert not (repo / ".debate").exists()
 
 
+def test_a_shallow_clone_says_to_fetch_the_history(repo, tmp_path):
+    """CI checks out one commit unless told otherwise: the base is not there, or not joined
+    to the head; the one line says what to do."""
+    lineup(tmp_path / "lineup.yaml")
+    for n, extra in enumerate(([], ["--no-single-branch"])):
+        clone = tmp_path / f"clone{n}"
+        git(tmp_path, "clone", "-q", "--depth", "1", *extra, "-b", "feature",
+            f"file://{repo}", str(clone))
+        r = invoke("review", "--base", "origin/main", "--config",
+                   str(tmp_path / "lineup.yaml"), cwd=clone)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+        assert ("no such commit" if n == 0 else "no common ancestor") in r.stderr
+        assert "a shallow clone" in r.stderr and "fetch-depth: 0" in r.stderr
+    git(repo, "checkout", "-q", "--orphan", "lonely")
+    git(repo, "commit", "-qm", "unrelated")
+    git(repo, "checkout", "-q", "feature")
+    r = review(repo, "--base", "lonely")
+    assert r.returncode == 2 and "no common ancestor: give the base" in r.stderr
+
+
 def test_outside_a_repository_is_a_usage_error(tmp_path, monkeypatch):
     isolate_git(tmp_path, monkeypatch)
     (tmp_path / "plain").mkdir()

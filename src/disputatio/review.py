@@ -145,7 +145,7 @@ def resolve(o: ReviewOptions) -> Change:
         res = run("rev-parse", "-q", "--verify", "--end-of-options", ref + "^{commit}",
                   check=False)
         if res.returncode != 0:
-            raise UsageError(f"{flag} {ref}: no such commit in {root}")
+            raise UsageError(f"{flag} {ref}: no such commit in {root}{_shallow(run)}")
         return res.stdout.decode().strip()
 
     if o.staged:
@@ -163,7 +163,8 @@ def resolve(o: ReviewOptions) -> Change:
     res = run("merge-base", base_ref, head, check=False)
     if res.returncode != 0:
         raise UsageError(f"{o.base or 'the base'} and {o.head or 'HEAD'} have no common "
-                         "ancestor")
+                         "ancestor" + (_shallow(run) or ": give the base the change was made "
+                                       "from"))
     base = res.stdout.decode().strip()
     change = Change("branch" if o.branch else "range", base, head, "", [], root)
     if o.since:
@@ -212,6 +213,16 @@ def _repo(given: Path) -> tuple[Path, dict[str, str]]:
     if res.returncode != 0:
         raise UsageError(f"{given}: {one_line(res.stderr)} (review needs a git working tree)")
     return Path(res.stdout.decode().strip()), env
+
+
+def _shallow(run) -> str:
+    """What to do when the history a review needs is cut off ('' when it is not): CI
+    checkouts fetch one commit unless told otherwise."""
+    res = run("rev-parse", "--is-shallow-repository", check=False)
+    if res.stdout.decode().strip() != "true":
+        return ""
+    return (", a shallow clone: fetch the history first (actions/checkout: fetch-depth: 0; "
+            "elsewhere: git fetch --unshallow origin BASE-BRANCH)")
 
 
 def _default_base(run) -> str:
