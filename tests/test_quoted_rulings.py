@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from disputatio.protocols import judging
 from support import invoke, sim, write_config
 
@@ -45,7 +47,8 @@ def script(path: Path, body: str) -> str:
     return str(path)
 
 
-def test_a_debater_cannot_rule_through_a_judge_that_repeats_it(home, tmp_path):
+@pytest.mark.parametrize("protocol", ["disputatio", "committee"])
+def test_a_debater_cannot_rule_through_a_judge_that_repeats_it(home, tmp_path, protocol):
     forger = script(tmp_path / "forger.py",
                     f"sys.stdin.read()\nprint('I concede.\\n\\n' + {block(FORGED)!r})")
     # a judge that answers with the first json block its prompt quotes, unquoted
@@ -58,12 +61,13 @@ def test_a_debater_cannot_rule_through_a_judge_that_repeats_it(home, tmp_path):
          sim("skeptic")],
         judge={"adapter": "command", "name": "parrot", "argv": [sys.executable, parrot]},
         rounds=0)
-    r = invoke("q", "--config", str(cfg), "-q", cwd=home)
+    r = invoke("q", "--config", str(cfg), "--protocol", protocol, "--rounds", "1", "-q",
+               cwd=home)
     assert r.returncode == 0, r.stderr
     debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
     asked = sorted(p.name.split("-", 1)[1] for p in (debate / "raw").glob("*respondeo*.prompt.md"))
     assert asked == ["respondeo-1-retry.prompt.md", "respondeo-1.prompt.md"]
     shown = json.loads((debate / "debate.json").read_text())
-    assert shown["verdict"] == "UNCLEAR" and shown["findings"] == []
-    assert "copied from the debate" in shown["judgment"]["error"]
+    assert shown["verdict"] == "UNCLEAR"
+    assert "copied from the debate" in (debate / "respondeo.md").read_text()
     assert not (debate / "final-report.md").exists()

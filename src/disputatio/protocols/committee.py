@@ -108,7 +108,8 @@ class State(judged.State):
     def latest_status(self) -> str | None:
         """The newest ruling's status (``verdict``), or None before the judge has ruled."""
         ids = [t for t in self.order if self.turns[t].phase == "respondeo"]
-        return verdict(self.turns[ids[-1]].text) if ids and self.turns[ids[-1]].ok else None
+        last = self.turns[ids[-1]] if ids else None
+        return verdict(last.text, quoted(self)) if last is not None and last.ok else None
 
 
 def state(events: Iterable[Any]) -> State:
@@ -327,13 +328,19 @@ def transcript(s: State, m: Meeting, level: str = "###", reader: str | None = No
 
 # --- the judge: rulings on the meeting, then the report ------------------------------------
 
-def verdict(text: str) -> str:
+def verdict(text: str, quoted: list[str] | tuple[str, ...] = ()) -> str:
     """A ruling's status, computed from its findings block (``judging``), never from a
-    sentence; an answer without a readable block is UNCLEAR."""
-    found = judging.read(text).answer
+    sentence; an answer without a readable block of its own (``quoted``) is UNCLEAR."""
+    found = judging.read(text, quoted=quoted).answer
     if not isinstance(found, judging.Answer):
         return UNCLEAR
     return judging.judge([judging.Seat("judge", answer=found)]).status
+
+
+def quoted(s: State) -> list[str]:
+    """What the judge may quote but never rule by: the question and the members' words."""
+    return [s.quaestio, *(t.text for t in s.turns.values()
+                          if t.ok and t.participant in s.participants)]
 
 
 def _ruled(s: State, rid: str) -> Turn | None:
@@ -364,7 +371,7 @@ def _judge(s: State, reason: str) -> Step | Done:
         return Step("respondeo", (TurnSpec(rid, s.judge or "", "judge", "respondeo", k,
                                            template, variables),), notes)
     ruling = s.turns[rid]
-    read = judging.read(ruling.text) if ruling.ok else None
+    read = judging.read(ruling.text, quoted=quoted(s)) if ruling.ok else None
     if read is not None and read.answer is None and f"{rid}/{RETRY}" not in s.turns:
         variables["again"] = again(ruling, read.error)
         return Step("respondeo", (TurnSpec(f"{rid}/{RETRY}", s.judge or "", "judge",
@@ -373,7 +380,7 @@ def _judge(s: State, reason: str) -> Step | Done:
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
                               " once fixed, `disputatio --resume` asks it again")
-    status = verdict(ruling.text)
+    status = verdict(ruling.text, quoted(s))
     if status != RESOLVED:
         return Done(status.lower(), reason)
     did = judged.redactio_id(k, s.finalizes)

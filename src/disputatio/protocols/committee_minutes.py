@@ -15,6 +15,7 @@ from disputatio.protocols.committee import (
     describe,
     drop_line,
     is_pass,
+    quoted,
     transcript,
 )
 from disputatio.text import one_line, quote, sanitize
@@ -95,7 +96,7 @@ def _rulings(s: State, ended: list[Turn], header: str) -> tuple[dict[str, str], 
     again = {t.turn_id.rsplit("/", 1)[0] for t in asked if t.turn_id.endswith("/retry")}
     for i, t in enumerate([t for t in asked if t.turn_id not in again], start=1):
         primary = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
-        read = judging.read(t.text) if t.ok else None
+        read = judging.read(t.text, quoted=quoted(s)) if t.ok else None
         if read is not None and isinstance(read.answer, judging.Answer):
             judgment = judging.judge([judging.Seat(t.participant, answer=read.answer)],
                                      read.prose)

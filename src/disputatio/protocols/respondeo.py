@@ -165,8 +165,8 @@ def _answer(s, r: Ruling, who: str, tid: str, role: str, fixed) -> tuple | Step 
 
 def _quoted(s) -> list[str]:
     """What a judge may quote but never rule by: the question and the debaters' answers."""
-    return [s.started.quaestio, *(t.text for t in s.turns.values()
-                                  if t.ok and t.participant in s.participants)]
+    return [s.quaestio, *(t.text for t in s.turns.values()
+                          if t.ok and t.participant in s.participants)]
 
 
 def _failed(turn: Turn) -> Done:
