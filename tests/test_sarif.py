@@ -4,6 +4,8 @@ place), valid against the official SARIF 2.1.0 schema whatever the findings say.
 from __future__ import annotations
 
 import json
+import re
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -53,6 +55,20 @@ def test_every_finding_not_rejected_is_a_placed_result():
     assert [r["level"] for r in results] == ["error", "note", "note"]
     assert "named no place" in results[2]["message"]["text"]
     assert results[0]["partialFingerprints"] == {"disputatioFinding/v1": "fp-F1"}
+
+
+def test_a_path_is_a_uri_reference_whatever_its_characters():
+    """SARIF locations are URI references: a path with a space, a newline, an accent or a
+    percent sign is percent-encoded, and decodes back to the path."""
+    odd = ["src/späce ü.py", "line\nbreak.py", "100%#done?.py"]
+    log = sarif.log(verdict(*(finding(f"F{i}", file=p, line=2) for i, p in enumerate(odd))),
+                    odd)
+    jsonschema.validate(log, SCHEMA)
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in log["runs"][0]["results"]]
+    assert uris[0] == "src/sp%C3%A4ce%20%C3%BC.py"
+    assert all(re.fullmatch(r"[A-Za-z0-9/._~%-]+", u) for u in uris), uris
+    assert [unquote(u) for u in uris] == odd
 
 
 def test_no_verdict_is_an_unsuccessful_run_with_the_warning():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from typing import Any
+from urllib.parse import quote
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"blocking": "error", "major": "warning", "minor": "note", "info": "note"}
@@ -67,7 +68,8 @@ def _result(f: dict[str, Any], changed: list[str]) -> dict[str, Any] | None:
         "level": LEVEL[severity] if f["ruling"] == "upheld" else "note",
         "message": {"text": text},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": file, "uriBaseId": "SRCROOT"},
+            # a URI reference: a space, a newline or an accent in a path is percent-encoded
+            "artifactLocation": {"uri": quote(file, safe="/"), "uriBaseId": "SRCROOT"},
             "region": {"startLine": line},
         }}],
         "partialFingerprints": {"disputatioFinding/v1": f.get("fingerprint") or f["id"]},
