@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from disputatio.protocols import disputatio as d
+from disputatio.protocols import disputatio_turns as d
 from disputatio.protocols import judging, labels
 from disputatio.protocols.base import (
     ANSWERS_BUDGET,
