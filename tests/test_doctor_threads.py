@@ -1,5 +1,6 @@
 """``doctor`` is a use case like the debate's: a host (a server, a test) may call it from any
-thread and stop it through a cancel token; the CLI's signal handlers are the CLI's only."""
+thread and stop it through a cancel token, which ends its canaries and nothing else the host
+runs; the CLI's signal handlers are the CLI's only."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import uuid
 
 from disputatio import config, doctor
 from disputatio.adapters import fence as fencing
+from disputatio.adapters import transport
+from disputatio.adapters.base import Invocation
 from disputatio.cancel import CancelToken
 from support import MARKER_VAR, gone, kill_survivors, marked_processes, sim, wait_for
 
@@ -36,7 +39,7 @@ def test_doctor_runs_on_a_thread_that_is_not_the_main_one(home):
     assert [h.participant.name for h in checkup.healths] == ["a", "b"]
 
 
-def test_a_cancel_from_the_host_ends_every_canary_at_once(home):
+def test_a_cancel_from_the_host_ends_every_canary_at_once_and_only_them(home, tmp_path):
     marker = uuid.uuid4().hex
     stuck = sim("stuck", DISPUTATIO_SIM_HANG=1, **{MARKER_VAR: marker})
     cfg = config.DebateConfig.model_validate({"participants": [sim("a"), stuck]})
@@ -52,5 +55,9 @@ def test_a_cancel_from_the_host_ends_every_canary_at_once(home):
         assert checkup.outcome.status == "interrupted"
         assert "stuck" not in [h.participant.name for h in checkup.healths]
         assert gone(marker)
+        # the host's other work is not cancelled with the doctor: a process run afterwards
+        # on the process's own token still runs
+        cap = transport.run(Invocation(argv=("true",)), tmp_path, 10, tmp_path / "raw", "t")
+        assert (cap.interrupted, cap.exit_code) == (False, 0)
     finally:
         kill_survivors(marker)

@@ -91,15 +91,16 @@ class Checkup:
 Notice = Callable[[list[str]], None]   # lines to show before the canaries run
 
 
-def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
+def canary(p: Participant, timeout_s: float, scratch: Path,
+           cancel: CancelToken | None = None) -> Health:
     """One short real turn in an empty private directory (never the user's repository);
-    never raises."""
+    never raises. Cancelling ``cancel`` ends it."""
     adapter = adapters.get(p.adapter)
     binary = participant_bin(p)
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", p.display).strip("._-") or "cli"
     work = scratch / stem
     work.mkdir(parents=True, exist_ok=True)
-    version = probe_version(binary, adapter, scratch / "versions", 20, dict(p.env)) \
+    version = probe_version(binary, adapter, scratch / "versions", 20, dict(p.env), cancel) \
         if adapter.version_args else adapter.tested_version
     request = TurnRequest(prompt=CANARY, bin=binary, model=p.model, effort=p.effort,
                           max_budget_usd=p.max_budget_usd, timeout_s=timeout_s,
@@ -107,16 +108,17 @@ def canary(p: Participant, timeout_s: float, scratch: Path) -> Health:
     start = time.monotonic()
     capture = transport.run(_impatient(adapter.build(request)), work, timeout_s,
                             scratch / "raw", stem, agent_env(os.environ, work),
-                            writable=[work], state=adapter.state_dirs)
+                            writable=[work], state=adapter.state_dirs, cancel=cancel)
     seconds = time.monotonic() - start
     return Health(p, binary, adapter.parse(capture), version, seconds,
-                  fence_canary(p, work, scratch / "raw", f"{stem}-fence"))
+                  fence_canary(p, work, scratch / "raw", f"{stem}-fence", cancel))
 
 
 FENCE_HOLDS = "fence holds"
 
 
-def fence_canary(p: Participant, work: Path, raw: Path, stem: str) -> str | None:
+def fence_canary(p: Participant, work: Path, raw: Path, stem: str,
+                 cancel: CancelToken | None = None) -> str | None:
     """Under the very fence this CLI's turns get (its checkout, its state dirs, its env), a
     shell tries to write into the home directory, outside everything it was granted, and into
     each state dir, which it needs. The turn above proved the CLI itself runs fenced; this
@@ -133,7 +135,7 @@ def fence_canary(p: Participant, work: Path, raw: Path, stem: str) -> str | None
     inv = Invocation(argv=("sh", "-c", script, "sh", str(outside), *map(str, states)),
                      env=dict(p.env))
     cap = transport.run(inv, work, 30, raw, stem, agent_env(os.environ, work),
-                        writable=[work], state=adapter.state_dirs)
+                        writable=[work], state=adapter.state_dirs, cancel=cancel)
     out = cap.read_stdout()
     if outside.exists():  # what counts is this side: a home under /tmp is private inside
         outside.unlink()
@@ -160,21 +162,16 @@ def check_all(people: list[Participant], timeout_s: float,
     """Every canary at once; also whether ``cancel`` (the CLI's Ctrl-C or SIGTERM) cut them
     short (the healths then leave out the canaries it ended). A cancel ends every canary's
     process tree — they run in sessions of their own, out of reach of the terminal's signal —
-    instead of leaving them to their timeout; no signal handler is touched, so any thread
-    may call this."""
-    transport.reset_interrupt()
+    instead of leaving them to their timeout; no signal handler and no process-wide state is
+    touched, so any thread may call this."""
     cancel = cancel or CancelToken()
-    undo = cancel.on_cancel(transport.interrupt_all)
-    try:
-        with tempfile.TemporaryDirectory(prefix="disputatio-doctor-",
-                                         ignore_cleanup_errors=True) as tmp:
-            with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
-                # a directory per canary: names may differ only where a file name cannot
-                healths = list(pool.map(
-                    lambda i: canary(people[i], timeout_s, Path(tmp) / str(i)),
-                    range(len(people))))
-    finally:
-        undo()
+    with tempfile.TemporaryDirectory(prefix="disputatio-doctor-",
+                                     ignore_cleanup_errors=True) as tmp:
+        with ThreadPoolExecutor(max_workers=max(1, len(people))) as pool:
+            # a directory per canary: names may differ only where a file name cannot
+            healths = list(pool.map(
+                lambda i: canary(people[i], timeout_s, Path(tmp) / str(i), cancel),
+                range(len(people))))
     return [h for h in healths if h.result.failure != INTERRUPTED], cancel.cancelled
 
 
