@@ -38,8 +38,10 @@ def evaluate(expr: str, context: dict) -> str:
     return "" if value is None else str(value)
 
 
-def run_action(repo: Path, tmp: Path, api_url: str, **given: str) -> dict:
-    """Every step of the action, as a runner runs a composite action; what came out."""
+def run_action(repo: Path, tmp: Path, api_url: str, bin: Path | None = None,
+               **given: str) -> dict:
+    """Every step of the action, as a runner runs a composite action; what came out (``bin``:
+    where the steps find disputatio and python, by default this checkout's)."""
     inputs = {k: evaluate(_EXPR.fullmatch(str(v["default"])).group(1), context(repo))
               if _EXPR.fullmatch(str(v.get("default", ""))) else str(v.get("default", ""))
               for k, v in ACTION["inputs"].items()} | given
@@ -49,7 +51,8 @@ def run_action(repo: Path, tmp: Path, api_url: str, **given: str) -> dict:
         if failed and "always()" not in str(step.get("if", "")):
             continue
         if step["id"] == "install":   # this checkout's disputatio stands in for the install
-            ctx["steps"]["install"] = {"outputs": {"bin": str(Path(sys.executable).parent)}}
+            ctx["steps"]["install"] = {"outputs": {
+                "bin": str(bin or Path(sys.executable).parent)}}
             continue
         if "uses" in step:
             with_ = {k: _EXPR.sub(lambda m: evaluate(m.group(1), ctx), str(v))
@@ -161,6 +164,26 @@ def test_a_token_that_cannot_post_leaves_the_gate_as_the_review_says(repo, tmp_p
         assert not r["failed"] and r["outputs"]["verdict"] == "pass"
         comment_step = next(s for s in r["ran"] if s[0] == "comment")
         assert "could not post its comment" in comment_step[2]
+
+
+def test_an_interrupted_review_is_no_verdict_and_fails_the_check(repo, tmp_path):
+    """disputatio stopped by a signal (a cancelled job) names debate.md on stdout: that is no
+    verdict file, so nothing is read as one, and the gate fails with 130."""
+    bin = tmp_path / "bin"
+    bin.mkdir()
+    debate = repo / ".debate" / "debate-x"
+    debate.mkdir(parents=True)
+    (bin / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (bin / "disputatio").write_text(f"#!/bin/sh\necho '{debate}/debate.md'\n"
+                                    "echo 'error: interrupted' >&2\nexit 130\n")
+    for tool in bin.iterdir():
+        tool.chmod(0o755)
+    with fake_github() as api:
+        r = run_action(repo, tmp_path, api.url, bin=bin, config=lineup(repo, "clean"))
+        assert r["failed"] and [s[:2] for s in r["ran"]][-1] == ("gate", 130), r["ran"]
+        assert r["outputs"]["verdict-file"] == "" and r["outputs"]["verdict"] == "none"
+        assert [s[1] for s in r["ran"] if s[0] == "outputs"] == [0]
+        assert api.comments.get((REPO, PR), []) == []
 
 
 def test_every_step_is_bash_that_takes_its_values_from_env():
