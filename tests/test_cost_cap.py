@@ -133,6 +133,22 @@ def test_a_step_that_would_pass_the_cap_stops_and_one_that_fits_runs_with_shares
     assert "resume --max-cost 1.05 --debate D" in costs.capped_message(over, "D")
 
 
+def test_budget_shares_go_only_to_clis_that_take_one_after_the_others_estimates():
+    # a (claude) and c (codex, priced) each spent $0.20 on a 1,000-byte prompt; the cap is $1
+    evs = [started(cap=1.0, prices={"m": PRICE}), *turn("p/a", "a", 1000, 0.20),
+           *turn("p/c", "c", 1000, None, adapter="codex", model="m",
+                 tokens={"input": 50_000, "output": 10_000})]
+    seats = {"a": ("claude", None), "c": ("codex", "m")}
+    c = check(evs, step("a", "c"), size=1000, seats=seats)
+    # c's turn is estimated as its last (its tokens at the price: $0.20 for as many bytes) and
+    # set aside; a alone gets what is left: 1.0 - 0.4 spent - 0.2 = 0.4 (not 0.3 each, half
+    # of it handed to c, which cannot use it)
+    assert c.spent == pytest.approx(0.4) and c.estimate == pytest.approx(0.4) and not c.stop
+    assert c.budgets == {"reaction-1/a": pytest.approx(0.4, abs=1e-4)}
+    # a step of CLIs that take no budget is handed none
+    assert check(evs, step("c"), size=1000, seats=seats).budgets == {}
+
+
 def test_a_spent_cap_stops_even_a_step_nothing_can_estimate():
     evs = [started(cap=0.3), *turn("p/a", "a", 1000, 0.30)]
     c = check(evs, step("x"), seats={"x": ("command", None)})

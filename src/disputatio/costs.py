@@ -179,14 +179,15 @@ def check(events: Iterable[Any], step: Any, seat: Callable[[str], tuple[str, str
           prompt_bytes: Callable[[Any], int]) -> Check:
     """Check ``step`` (a ``protocols.base.Step``) against the ledger's cap. ``seat`` gives a
     participant's (adapter, model); ``prompt_bytes`` a turn spec's prompt size. Each turn's
-    budget is an equal share of what is left of the cap: run in parallel, the step's turns
-    together stay within it."""
+    budget is an equal share of what is left of the cap once the estimates of the turns whose
+    CLI takes no budget are set aside: run in parallel, the step's turns together stay within
+    it, and no share goes to a CLI that cannot use it."""
     led = read(events)
     turns = tuple(t.turn_id for t in step.turns)
     opening = led.started_turns == 0
     if led.cap is None and not (opening and led.prices):
         return Check(None, led.spent, 0.0, step.phase, turns, opening=opening)
-    total, unknown = 0.0, []
+    total, unknown, budgeted, aside = 0.0, [], [], 0.0
     for spec in step.turns:
         adapter, model = seat(spec.participant)
         cost = estimate(spec.participant, adapter, model, prompt_bytes(spec), led.samples,
@@ -195,12 +196,16 @@ def check(events: Iterable[Any], step: Any, seat: Callable[[str], tuple[str, str
             unknown.append(spec.participant)
         else:
             total += cost
+        if getattr(adapters.get(adapter), "budget_flag", None):
+            budgeted.append(spec.turn_id)
+        else:
+            aside += cost or 0.0
     budgets: dict[str, float] = {}
-    if led.cap is not None and turns:
+    if led.cap is not None and budgeted:
         # whole hundredths of a cent, as a CLI's flag takes them; never 0, which some refuse
-        left = max(0.0, led.cap - led.spent) / len(turns)
+        left = max(0.0, led.cap - led.spent - aside) / len(budgeted)
         share = math.floor(left * 10_000 + 1e-6) / 10_000
-        budgets = {tid: max(share, 0.0001) for tid in turns}
+        budgets = {tid: max(share, 0.0001) for tid in budgeted}
     return Check(led.cap, led.spent, total, step.phase, turns, tuple(unknown), led.uncounted,
                  budgets, opening)
 
