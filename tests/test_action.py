@@ -166,6 +166,19 @@ def test_a_token_that_cannot_post_leaves_the_gate_as_the_review_says(repo, tmp_p
         assert "could not post its comment" in comment_step[2]
 
 
+def test_comments_that_cannot_be_read_mean_the_whole_change_is_reviewed(repo, tmp_path):
+    with fake_github() as api:
+        head = git(repo, "rev-parse", "HEAD")
+        api.add(REPO, PR, ci.marker(head))         # a passing review saw this head already
+        api.failures = [(404, {}, "Not Found")]      # the listing fails once
+        r = run_action(repo, tmp_path, api.url, config=lineup(repo, "blocking"))
+        assert [s[:2] for s in r["ran"]][:2] == [("since", 0), ("review", 0)], r["ran"]
+        assert r["outputs"]["exit-code"] == "1" and r["ran"][-1][:2] == ("gate", 1)
+        assert "reviewing the whole change" in r["ran"][0][2]
+        v = json.loads(Path(r["outputs"]["verdict-file"]).read_text())
+        assert v["change"]["files"] == ["app.py"] and v["verdict"] == "fail"
+
+
 def test_an_interrupted_review_is_no_verdict_and_fails_the_check(repo, tmp_path):
     """disputatio stopped by a signal (a cancelled job) names debate.md on stdout: that is no
     verdict file, so nothing is read as one, and the gate fails with 130."""

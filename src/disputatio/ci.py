@@ -135,8 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.step == "since":
-            found = _client().find(args.pr, MARKER, args.author or None)
-            print(reviewed_head(found.body) or "" if found else "")
+            print(_since(_client(), args.pr, args.author or None))
             return 0
         try:
             v = json.loads(args.verdict.read_text(encoding="utf-8"))
@@ -153,6 +152,18 @@ def main(argv: list[str] | None = None) -> int:
         return _comment(_client(), args, v)
     except GitHubError as exc:
         return _error(f"GitHub: {exc}", 1)
+
+
+def _since(client: Client, pr: int, author: str | None) -> str:
+    """The head the last passing review saw; '' when none, or when the comments cannot be
+    read: reviewing the whole change again is only slower, never less safe."""
+    try:
+        found = client.find(pr, MARKER, author)
+    except GitHubError as exc:
+        print(f"::warning::disputatio could not read its previous comment ({exc}): reviewing "
+              "the whole change", file=sys.stderr)
+        return ""
+    return (reviewed_head(found.body) or "") if found else ""
 
 
 def _comment(client: Client, args: argparse.Namespace, v: dict[str, Any]) -> int:
