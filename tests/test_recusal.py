@@ -4,6 +4,7 @@ no part), and a recused judge is given no directory to rule in."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,3 +101,36 @@ def test_off_is_taken_as_written_though_yaml_reads_it_as_false():
     # a boolean that cannot mean off stays an error, on its line
     with pytest.raises(config.ConfigError, match=r"^x.yaml:2: fence: "):
         config.parse_text(text.replace("fence: off", "fence: true"), "x.yaml")
+
+
+def test_the_progress_header_says_who_is_recused():
+    start = Ev("debate_started", {
+        "quaestio": "Q?", "rounds": 0, "participants": ["cl", "co"], "judge": "arbiter",
+        "synthesizer": "arbiter", "jury": [{"name": "free", "seat": "juror-1", "weight": 1}],
+        "recusal": {"mode": "vendor", "conflicts": {"arbiter": ["cl"]},
+                    "recused": ["arbiter"]}})
+    assert proto.lineup_line(proto.state([start])) == \
+        "cl, co · judge arbiter (recused) · jury free"
+
+
+def test_a_ruling_says_who_was_recused(home):
+    cfg = write_config(home / "d.yaml",
+                       [{"adapter": "claude", "name": "cl", "bin": str(PRICED)},
+                        {"adapter": "simulated", "name": "sim", "model": "skeptic"}],
+                       judge={"adapter": "claude", "name": "arbiter", "bin": str(PRICED)},
+                       jury=[{"adapter": "simulated", "name": "free", "model": "judge"}],
+                       rounds=0)
+    r = invoke("q", "--config", str(cfg), "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    assert "it will rule on its own arguments" not in r.stderr
+    debate = next(p for p in (home / ".debate").iterdir() if p.is_dir())
+    ruling = (debate / "respondeo.md").read_text()
+    assert ruling.startswith("# Respondeo\n\n_Judge arbiter was recused: it shares a vendor with "
+                             "cl (recusal: vendor)._\n\n**Verdict: RESOLVED**")
+    shown = json.loads((debate / "debate.json").read_text())["judgment"]
+    assert shown["recused"] == ["arbiter"]
+    assert [seat["name"] for seat in shown["judges"]["seats"]] == ["free"]
+    # the juror fixed the points; the recused judge only drafted the report, as synthesizer
+    turns = [(e.data["role"], e.data["phase"]) for e in ledger.load(debate / "events.jsonl")
+             if e.type == "turn_started" and e.data["phase"] in ("respondeo", "redactio")]
+    assert turns == [("free", "respondeo"), ("arbiter", "redactio")]

@@ -183,9 +183,15 @@ def _quaestio(s: State) -> str:
 # --- the protocol's policy, as app asks for it ------------------------------------------------
 
 def lineup_line(s: State) -> str:
-    """Who takes part, for the progress header."""
-    jury = f" · jury {', '.join(name for name, _ in s.jury)}" if s.jury else ""
-    return ", ".join(s.participants) + (f" · judge {s.judge}{jury}" if s.judge else " · no judge")
+    """Who takes part, for the progress header (a recused judge said to be so)."""
+    away = set(labels.recused(s.started))
+
+    def judge(name: str) -> str:
+        return f"{name} (recused)" if name in away else name
+
+    jury = f" · jury {', '.join(judge(n) for n, _ in s.jury)}" if s.jury else ""
+    return ", ".join(s.participants) + (f" · judge {judge(s.judge)}{jury}" if s.judge
+                                        else " · no judge")
 
 
 def seats(s: State) -> list[SeatSpec]:
@@ -323,12 +329,21 @@ def presentation(s: State) -> Presentation:
 
     names = {label: name for name, label in labels.of(s.started).items()}
     last = w.last if w else None
-    extra = {"judgment": rulings.record(last), "findings": rulings.findings(last, names)} \
-        if last is not None else {}
+    extra = {"judgment": {**rulings.record(last), "recused": labels.recused(s.started)},
+             "findings": rulings.findings(last, names)} if last is not None else {}
     return Presentation(verdict=s.latest_status(), title=lambda t: _title(t, s.rounds),
                         order=order, interlude=interlude, where=_where,
                         documents=lambda ended, header: _documents(s, w, names, ended, header),
                         extra=extra)
+
+
+def _recused(s: State) -> str:
+    """The line a ruling opens with when judges were recused: who, and for sharing what."""
+    found, mode = labels.conflicts(s.started), (s.started.recusal or {}).get("mode")
+    shared = "a vendor" if mode == "vendor" else "its model"
+    return "".join(f"_Judge {one_line(j, 200)} was recused: it shares {shared} with "
+                   f"{one_line(', '.join(found.get(j, [])), 400)} (recusal: {mode})._\n\n"
+                   for j in labels.recused(s.started))
 
 
 def _group(t: Turn, rounds: int) -> str:
@@ -367,8 +382,9 @@ def _documents(s: State, w: respondeo.Walk | None, names: dict[str, str], ended:
         name = "respondeo.md" if r.n == 1 else f"respondeo-{r.n}.md"
         title = "Respondeo" if r.n == 1 else f"Respondeo {r.n}"
         if r.judgment is not None:
-            files[name] = rulings.markdown(r.judgment, title, names,
-                                           s.turns[r.turns[0]].text if r.turns else "")
+            text = rulings.markdown(r.judgment, title, names,
+                                    s.turns[r.turns[0]].text if r.turns else "")
+            files[name] = text.replace(f"# {title}\n\n", f"# {title}\n\n{_recused(s)}", 1)
         elif r is held[-1] and isinstance(stop, Done):
             files[name] = f"# {title}\n\n{one_line(stop.reason, 1000)}\n"
         else:
