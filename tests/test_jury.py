@@ -15,7 +15,7 @@ from disputatio.protocols import judging
 from disputatio.protocols.base import Step
 from disputatio.protocols.judging import NEEDS_INPUT, RESOLVED, Answer, Ballot, Seat
 from support import invoke, sim, write_config
-from test_judging import Ev, block, done, finding, proposals, ruling, step
+from support.judged import Ev, block, done, finding, proposals, ruling, step
 
 
 def vote(id="F1", ruling="upheld", severity=None, reasons="") -> dict:
