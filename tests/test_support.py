@@ -41,3 +41,22 @@ def test_the_environment_cwd_argv_stdin_and_temp_dir_are_put_back(home, tmp_path
     assert r.returncode == 0, r.stderr
     assert (elsewhere / ".debate").is_dir() and not (home / ".debate").exists()
     assert (dict(os.environ), os.getcwd(), sys.argv, sys.stdin, tempfile.tempdir) == before
+
+
+def test_no_test_module_imports_another_or_conftest():
+    """What modules share lives in tests/support; a helper taken from another test module (or
+    from conftest) ties the two together and runs the other's module-level code."""
+    import ast
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                last = name.rsplit(".", 1)[-1]
+                if last.startswith("test_") or last == "conftest":
+                    found.append(f"{path.relative_to(tests)}:{node.lineno}: {name}")
+    assert found == []
