@@ -1,12 +1,18 @@
 """Every protocol's ``protocol:`` settings are taken as written, like the rest of the lineup: a
 quoted number, a boolean where a count belongs or a fraction is one usage error (exit 2) naming
-the key, and no debate folder is made."""
+the key, and no debate folder is made. ``--rounds`` is named when it is the flag that is wrong,
+and a protocol whose settings have no rounds is not handed the lineup's."""
 
 from __future__ import annotations
 
-import pytest
+import sys
+import types
 
-from support import invoke, sim, write_config
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from disputatio import protocols
+from support import invoke, one_path, sim, write_config
 
 
 @pytest.mark.parametrize("protocol,settings,key", [
@@ -55,4 +61,38 @@ def test_a_wrong_rounds_flag_is_named_as_the_flag(home, protocol, rounds, settin
                  cwd=home)
     assert ran.returncode == 2 and ran.stderr.startswith(said), ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1
+    assert not (home / ".debate").exists()
+
+
+class _NoRounds(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    notes: int = 1
+
+
+@pytest.fixture
+def no_rounds(monkeypatch):
+    """tests/toy_protocol.py with settings that have no rounds, registered as ``bare``."""
+    import toy_protocol
+
+    bare = types.ModuleType("bare_protocol")
+    bare.__dict__.update({k: v for k, v in vars(toy_protocol).items()
+                          if not k.startswith("__")})
+    bare.Config = _NoRounds
+    monkeypatch.setitem(sys.modules, "bare_protocol", bare)
+    monkeypatch.setitem(protocols.KNOWN, "bare", "bare_protocol")
+
+
+def test_a_protocol_whose_settings_have_no_rounds_runs(home, no_rounds):
+    path = write_config(home / "d.yaml", [sim("ada"), sim("bob")], rounds=2)
+    ran = invoke("--config", str(path), "--protocol", "bare", "-q", "Tabs?", cwd=home)
+    assert ran.returncode == 0, ran.stderr
+    assert one_path(ran.stdout).name == "notes.md"
+
+
+def test_rounds_for_a_protocol_without_them_is_a_usage_error(home, no_rounds):
+    path = write_config(home / "d.yaml", [sim("ada"), sim("bob")])
+    ran = invoke("--config", str(path), "--protocol", "bare", "--rounds", "2", "Tabs?", cwd=home)
+    assert (ran.returncode, ran.stdout) == (2, "")
+    assert ran.stderr == "error: --rounds: this protocol has no rounds\n"
     assert not (home / ".debate").exists()

@@ -372,8 +372,13 @@ def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
 
 def _settings(rules, cfg: DebateConfig, options: RunOptions):
     """The protocol's settings: its ``protocol:`` key over the lineup's top-level ``rounds``,
-    ``--rounds`` over both; a wrong one is one line naming the key."""
-    data = {"rounds": cfg.rounds, **cfg.protocol}
+    ``--rounds`` over both (when its settings have ``rounds``: a protocol may have none); a
+    wrong one is one line naming the key."""
+    has_rounds = _takes_rounds(rules, cfg.rounds)
+    if options.rounds is not None and not has_rounds:
+        raise UsageError("--rounds: this protocol has no rounds")
+    base = {"rounds": cfg.rounds} if has_rounds else {}
+    data = {**base, **cfg.protocol}
     if options.rounds is not None:
         data["rounds"] = options.rounds
     try:
@@ -384,7 +389,7 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
     except ValidationError as exc:
         err = exc.errors()[0]
         where = "protocol." + ".".join(str(x) for x in err["loc"])
-        if flags and _valid(rules, {"rounds": cfg.rounds, **cfg.protocol}):
+        if flags and _valid(rules, {**base, **cfg.protocol}):
             where = "--rounds"   # the file alone is fine: the flag is what is wrong
         what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
         raise UsageError(f"{where}: {what}") from None
@@ -395,6 +400,16 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
         return check(settings, [p.display for p in cfg.participants], options.human)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _takes_rounds(rules, rounds: int) -> bool:
+    """Whether the protocol's settings take ``rounds`` (a field, or read by a validator)."""
+    try:
+        rules.Config.model_validate({"rounds": rounds}, context={"flags": set()})
+    except ValidationError as exc:
+        return not any(e["type"] == "extra_forbidden" and tuple(e["loc"]) == ("rounds",)
+                       for e in exc.errors())
+    return True
 
 
 def _valid(rules, data: dict) -> bool:
