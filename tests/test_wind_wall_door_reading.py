@@ -49,3 +49,8 @@ def test_one_refinement_is_said_in_the_singular(home):
     assert "- **Status:** stalemate — Wind rejected Door's synthesis after 1 refinement\n" in md
     assert "· 1 refinement · contracts as warnings" in md
     assert "1 refinements" not in md
+
+
+def test_a_contract_broken_once_with_no_redo_allowed_says_once(home):
+    md = _debate_md(home, strict=True, max_redos=0)
+    assert "- **Status:** force_closed — Wind (ada) broke its contract once (" in md

@@ -269,8 +269,9 @@ def _attempts(s: State, c: Course, base: str, role: str,
         if not cfg.strict:
             return t
         refused = broken
-    return Done("force_closed", f"{s.label(role)} broke its contract {cfg.max_redos + 1} times "
-                                f"in a row ({'; '.join(refused)})")
+    times = "once" if cfg.max_redos == 0 else f"{cfg.max_redos + 1} times in a row"
+    return Done("force_closed", f"{s.label(role)} broke its contract {times} "
+                                f"({'; '.join(refused)})")
 
 
 def _failed(s: State, t: Turn, where: str) -> Done:
