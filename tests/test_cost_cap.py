@@ -193,6 +193,8 @@ def test_the_opening_estimate_needs_a_price_for_every_turn_of_the_first_step():
     assert costs.opening_line(half) is None
     later = evs + turn("p/a", "a", 10, 0.1)
     assert costs.opening_line(check(later, step("a"), seats={"a": ("codex", "m")})) is None
+    # without a cap or prices nothing is estimated, and no "$0.00" is claimed
+    assert costs.opening_line(check([started()], step("a", "b"))) is None
 
 
 # --- the lineup warning -----------------------------------------------------------------------

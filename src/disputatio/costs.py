@@ -185,8 +185,9 @@ def check(events: Iterable[Any], step: Any, seat: Callable[[str], tuple[str, str
     led = read(events)
     turns = tuple(t.turn_id for t in step.turns)
     opening = led.started_turns == 0
-    if led.cap is None and not (opening and led.prices):
-        return Check(None, led.spent, 0.0, step.phase, turns, opening=opening)
+    if led.cap is None and not (opening and led.prices):   # nothing to estimate for
+        return Check(None, led.spent, 0.0, step.phase, turns,
+                     unestimated=tuple(t.participant for t in step.turns), opening=opening)
     total, unknown, budgeted, aside = 0.0, [], [], 0.0
     for spec in step.turns:
         adapter, model = seat(spec.participant)
