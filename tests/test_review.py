@@ -221,6 +221,23 @@ def test_a_shallow_clone_says_to_fetch_the_history(repo, tmp_path):
     assert r.returncode == 2 and "no common ancestor: give the base" in r.stderr
 
 
+def test_odd_file_names_reach_the_reviewers_as_they_are(repo):
+    """A space, an accent, a newline in a path: the diff shows the names as the files have
+    them (not git's octal escapes), and each cut says which file's rest to ask for."""
+    from disputatio import review as reviewing
+
+    names = ["späce ü.py", "line\nbreak.py"]
+    write(repo, {n: "x = 1\n" * 2000 for n in names})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "odd names")
+    change = reviewing.resolve(reviewing.ReviewOptions(base="main", repo=repo))
+    assert set(names) <= set(change.files)
+    assert "diff --git a/späce ü.py b/späce ü.py" in change.diff
+    text, was_cut = reviewing.fit(change.diff, 3000, change.base)
+    assert was_cut and f"git diff {change.base[:12]} -- späce ü.py" in text
+    assert f'git diff {change.base[:12]} -- "line\\nbreak.py"' in text
+
+
 def test_outside_a_repository_is_a_usage_error(tmp_path, monkeypatch):
     isolate_git(tmp_path, monkeypatch)
     (tmp_path / "plain").mkdir()

@@ -139,7 +139,9 @@ def resolve(o: ReviewOptions) -> Change:
     root, env = _repo(o.repo)
 
     def run(*args: str, check: bool = True):
-        return git(SAFE_FLAGS + list(args), env, cwd=root, check=check)
+        # paths as they are (UTF-8), not octal escapes: the agents name them back to us
+        return git(SAFE_FLAGS + ["-c", "core.quotePath=false", *args], env, cwd=root,
+                   check=check)
 
     def commit(ref: str, flag: str) -> str:
         res = run("rev-parse", "-q", "--verify", "--end-of-options", ref + "^{commit}",
@@ -287,7 +289,10 @@ def fit(diff: str, budget: int, base: str) -> tuple[str, bool]:
     out = []
     for part, cap in zip(parts, caps, strict=True):
         first = part.split("\n", 1)[0]
-        path = first.rsplit(" b/", 1)[-1] if first.startswith("diff --git ") else ""
+        path = ""
+        if first.startswith("diff --git "):   # a b/ path git had to quote stays quoted
+            path = '"' + first.rsplit(' "b/', 1)[-1] if first.endswith('"') else \
+                first.rsplit(" b/", 1)[-1]
         where = f"of this file's diff: git diff {base[:12]} -- {path}" if path else \
             f"of the diff: git diff {base[:12]}"
         out.append(cut(part, cap, where) + ("\n" if len(part) > cap else ""))
