@@ -113,6 +113,7 @@ def test_the_action_gates_comments_once_and_reviews_incrementally(repo, tmp_path
         assert first["failed"] and [r[:2] for r in first["ran"]][-1] == ("gate", 1)
         out = first["outputs"]
         assert out["verdict"] == "fail" and out["blocking"] == "1" and out["exit-code"] == "1"
+        assert json.loads(out["costs"]) == {"ada": None, "bob": None, "judge": None}
         sarif = json.loads(Path(out["sarif"]).read_text())
         loc = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
         assert loc["artifactLocation"]["uri"] == "app.py" and loc["region"]["startLine"] == 6

@@ -4,6 +4,7 @@ comment the action posts (its marker, what it shows, foreign text kept inert).""
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -147,3 +148,16 @@ def test_a_review_without_verdict_keeps_the_previously_reviewed_head():
     assert ci.reviewed_head(text) == "9" * 40
     assert "> **NO VERDICT" in text and "⚠️ no verdict" in text
     assert ci.reviewed_head(ci.body(v)) is None
+
+
+def test_the_outputs_name_the_cost_of_each_agent(tmp_path):
+    bob = {"name": "bob", "seats": ["participant", "judge"], "adapter": "codex",
+           "cli_version": None, "turns": 3, "failed": 1, "cost_usd": 0.1,
+           "cost_complete": False, "tokens": {}}
+    v = verdict(agents=[*verdict()["agents"], bob], exit_code=1, report="/d/respondeo.md",
+                sarif="/d/findings.sarif", debate="/d")
+    out = tmp_path / "github-output"
+    ci.outputs(v, out)
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert json.loads(lines["costs"]) == {"ada": 0.25, "bob": None}   # bob's is not all known
+    assert lines["cost"] == "0.250000" and lines["blocking"] == "1"

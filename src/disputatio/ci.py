@@ -98,7 +98,10 @@ def outputs(v: dict[str, Any], out: Path) -> dict[str, str]:
     values = {"verdict": v["verdict"], "blocking": str(v["counts"]["blocking"]),
               "cost": "" if v["cost_usd"] is None else f"{v['cost_usd']:.6f}",
               "report": v["report"], "sarif": v["sarif"], "debate": v["debate"],
-              "exit-code": str(v["exit_code"]), "warning": v.get("warning") or ""}
+              "exit-code": str(v["exit_code"]), "warning": v.get("warning") or "",
+              # per agent, a JSON object (fromJSON in a workflow): USD, null when unreported
+              "costs": json.dumps({a["name"]: a["cost_usd"] if a["cost_complete"] else None
+                                   for a in v["agents"]}, ensure_ascii=False)}
     if v.get("warning"):   # an annotation on the run, where a reader of the check sees it
         print(f"::warning title=disputatio review::{one_line(v['warning'], 1000)}")
     with out.open("a", encoding="utf-8") as f:
