@@ -135,3 +135,20 @@ def test_redacting_a_debaters_turn_drops_what_the_evidence_quoted_of_it(repo):
     assert secret not in (debate / "verdict.json").read_text()
     assert v["findings"][0]["evidence"][0]["output"] == "[REDACTED: a live token]"
     assert v["findings"][0]["point"].startswith("The change divides by zero")
+
+
+def test_a_review_whose_judge_asked_a_human_ends_as_a_review_once_answered(repo):
+    (repo.parent / "lineup.yaml").write_text(yaml.safe_dump({"rounds": 0, "judge": {
+        "adapter": "simulated", "name": "judge", "env": {
+            "DISPUTATIO_SIM_STATUS": "needs_input", "DISPUTATIO_SIM_SEVERITY": "major"}},
+        "participants": [sim("advocate"), sim("skeptic")]}))
+    r = review(repo, "--base", "main", "--format", "json")
+    assert r.returncode == 3, r.stderr
+    v = json.loads(r.stdout)
+    assert v["verdict"] == "none" and "could not decide without a human" in v["reason"]
+    r = invoke("continue", "Speed matters; no deadline.", "--debate", v["debate"], "-q",
+               cwd=repo)
+    assert r.returncode == 0, r.stderr
+    v, s = outputs(r.stdout)                       # verdict.json, written again
+    assert v["verdict"] == "pass" and v["counts"]["upheld"] == 1
+    assert s["runs"][0]["results"][0]["level"] == "warning"   # the major finding, upheld
