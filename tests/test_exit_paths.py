@@ -106,7 +106,7 @@ def test_a_signal_mid_turn_ends_everything_then_resume_finishes(box, tmp_path, s
 
 def _litter_left(b) -> int:
     """Directories of the agent's litter still in its checkout (-1: no checkout yet or gone)."""
-    found = list(b.tmp.glob("disputatio-*/p/litter/*/litter"))
+    found = list(b.tmp.glob("disputatio-*/p/*/*/litter"))   # directories are numbered
     try:
         return len(os.listdir(found[0])) if found else -1
     except OSError:

@@ -95,10 +95,12 @@ class Workspaces:
         self._mirror_print = fingerprint(snapshot.git_dir, frozenset()) if snapshot else None
         base = _safe_name(snapshot.repo.name.removesuffix(".git"), set(), "repo") \
             if snapshot else ""
-        no_repo, used = set(no_repo), set[str]()
+        no_repo = set(no_repo)
         self._slots: dict[str, _Slot] = {}
-        for name in dict.fromkeys(names):
-            parent = self.root / "p" / _safe_name(name, used, "participant")
+        # numbered, not named: an agent's answers quote its working directory, and the judge
+        # must not read a debater's name (by default its CLI's) in them
+        for i, name in enumerate(dict.fromkeys(names), start=1):
+            parent = self.root / "p" / str(i)
             repo = snapshot is not None and name not in no_repo
             self._slots[name] = _Slot(name, parent, parent / (base if repo else "workspace"),
                                       repo)
