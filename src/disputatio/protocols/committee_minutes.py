@@ -4,6 +4,8 @@ the system lines and the human's actions between rounds, the judge's rulings and
 
 from __future__ import annotations
 
+from typing import Any
+
 from disputatio.events import HumanActed
 from disputatio.protocols import judging, labels, rulings
 from disputatio.protocols.base import Presentation, Turn, contribution, human_lines
@@ -73,9 +75,16 @@ def presentation(s: State, m: Meeting) -> Presentation:
         files["minutes.md"] = header + minutes(s, m)
         return files, primary or "minutes.md"
 
+    last = None
+    for _, judgment in _judgments(s, [s.turns[t] for t in s.order]):
+        last = judgment
+    names = {label: name for name, label in labels.of(s.started).items()}
+    extra: dict[str, Any] = {} if last is None else {
+        "judgment": {**rulings.record(last), "recused": labels.recused(s.started)},
+        "findings": rulings.findings(last, names)}
     return Presentation(verdict=s.latest_status(), title=title, order=order,
                         interlude=interlude, where=where, documents=documents,
-                        coda=lambda: due(float("inf")))
+                        coda=lambda: due(float("inf")), extra=extra)
 
 
 def _judge_title(t: Turn) -> str:
@@ -92,18 +101,9 @@ def _rulings(s: State, ended: list[Turn], header: str) -> tuple[dict[str, str], 
     files: dict[str, str] = {}
     primary = None
     names = {label: name for name, label in labels.of(s.started).items()}
-    asked = [t for t in ended if t.phase == "respondeo"]
-    again = {t.turn_id.rsplit("/", 1)[0] for t in asked if t.turn_id.endswith("/retry")}
-    for i, t in enumerate([t for t in asked if t.turn_id not in again], start=1):
+    for i, (t, judgment) in enumerate(_judgments(s, ended), start=1):
         primary = "respondeo.md" if i == 1 else f"respondeo-{i}.md"
-        read = judging.read(t.text, quoted=quoted(s)) if t.ok else None
-        if read is not None and isinstance(read.answer, judging.Answer):
-            judgment = judging.judge([judging.Seat(t.participant, answer=read.answer)],
-                                     read.prose)
-            files[primary] = rulings.markdown(judgment, _judge_title(t), names)
-        elif read is not None:   # no readable findings, even when asked again: say so
-            judgment = judging.unclear(read.prose, read.error or "",
-                                       [judging.Seat(t.participant, failure="unreadable")])
+        if judgment is not None:
             files[primary] = rulings.markdown(judgment, _judge_title(t), names)
         else:
             files[primary] = sanitize(t.text) if t.ok else (
@@ -114,6 +114,26 @@ def _rulings(s: State, ended: list[Turn], header: str) -> tuple[dict[str, str], 
         primary = "final-report.md"
         files[primary] = header + sanitize(drafts[-1].text).strip() + "\n"
     return files, primary
+
+
+def _judgments(s: State, ended: list[Turn]) -> list[tuple[Turn, judging.Judgment | None]]:
+    """Each ruling (its last attempt) with the judgment its findings make — an unreadable one
+    ruled unclear — or None when the judge gave no answer."""
+    asked = [t for t in ended if t.phase == "respondeo"]
+    again = {t.turn_id.rsplit("/", 1)[0] for t in asked if t.turn_id.endswith("/retry")}
+    out: list[tuple[Turn, judging.Judgment | None]] = []
+    for t in [t for t in asked if t.turn_id not in again]:
+        read = judging.read(t.text, quoted=quoted(s)) if t.ok else None
+        if read is not None and isinstance(read.answer, judging.Answer):
+            out.append((t, judging.judge([judging.Seat(t.participant, answer=read.answer)],
+                                         read.prose)))
+        elif read is not None:   # no readable findings, even when asked again: say so
+            out.append((t, judging.unclear(read.prose, read.error or "",
+                                           [judging.Seat(t.participant,
+                                                         failure="unreadable")])))
+        else:
+            out.append((t, None))
+    return out
 
 
 def _attempt(t: Turn) -> int:

@@ -329,8 +329,9 @@ def presentation(s: State) -> Presentation:
 
     names = {label: name for name, label in labels.of(s.started).items()}
     last = w.last if w else None
-    extra = {"judgment": {**rulings.record(last), "recused": labels.recused(s.started)},
-             "findings": rulings.findings(last, names)} if last is not None else {}
+    extra: dict[str, Any] = {} if last is None else {
+        "judgment": {**rulings.record(last), "recused": labels.recused(s.started)},
+        "findings": rulings.findings(last, names)}
     return Presentation(verdict=s.latest_status(), title=lambda t: _title(t, s.rounds),
                         order=order, interlude=interlude, where=_where,
                         documents=lambda ended, header: _documents(s, w, names, ended, header),
