@@ -115,8 +115,9 @@ def reports(debate_dir: Path) -> list[dict]:
 @pytest.mark.parametrize("world", ["outside-tmp", "under-tmp"], indirect=True)
 def test_a_test_suite_run_by_an_agent_writes_only_its_own_checkout(world):
     token = f"fence-{uuid.uuid4().hex[:8]}"
-    cfg = write_config(world / "d.yaml", [suite("a", "b", world, token),
-                                          suite("b", "a", world, token)], rounds=1)
+    # each names the other's checkout directory: numbered in lineup order
+    cfg = write_config(world / "d.yaml", [suite("a", "2", world, token),
+                                          suite("b", "1", world, token)], rounds=1)
     marker = uuid.uuid4().hex
     try:
         r = run_cli("Do the tests pass?", "--repo", str(world / "repo"), "--config", str(cfg),
