@@ -6,7 +6,7 @@ calls debaters "Participant A", "Participant B", ... (the mapping is recorded in
 ``debate_started.labels`` for the human). Each judge reads the answers of a round in an order
 shuffled for it from ``debate_started.seed``, so a resumed or replayed debate shows every judge
 exactly what it saw before. A judge that shares a vendor (or model) with a debater is recused
-when the lineup offers a judge that does not (decided by ``config.recusal_record`` before the
+when the lineup offers a judge that does not (decided by ``judges.recusal_record`` before the
 debate starts, recorded in ``debate_started.recusal``, read here).
 """
 
