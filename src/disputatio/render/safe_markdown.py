@@ -26,7 +26,7 @@ SHOWN = 100_000
 # their code points instead
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+-]{0,30})[^`]*$")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*)$")
 _BULLET = re.compile(r"^( *)[-*+]\s+(.*)$")
 _NUMBER = re.compile(r"^( *)\d{1,9}[.)]\s+(.*)$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
@@ -97,7 +97,7 @@ def _blocks(lines: list[str], offset: int, depth: int) -> str:
         if heading:
             flush()
             level = min(6, len(heading.group(1)) + offset)
-            out.append(_tag(f"h{level}", [line]) + f"{inline(heading.group(2))}</h{level}>")
+            out.append(_tag(f"h{level}", [line]) + f"{inline(_title(heading.group(2)))}</h{level}>")
             i += 1
             continue
         if _RULE.match(line):
@@ -121,6 +121,15 @@ def _blocks(lines: list[str], offset: int, depth: int) -> str:
         i += 1
     flush()
     return "\n".join(out)
+
+
+def _title(rest: str) -> str:
+    """A heading's text without its closing hashes (``## Plan ##``), which count only after a
+    space: ``# Use C#`` keeps its ``#``. Done by hand, as one pattern of lazy text and optional
+    spaces and hashes backtracks in cubic time over a long run of spaces."""
+    rest = rest.rstrip()
+    bare = rest.rstrip("#")
+    return bare.rstrip() if bare == "" or bare[-1] in " \t" else rest
 
 
 def _list(lines: list[str], i: int, out: list[str]) -> int:
