@@ -113,7 +113,7 @@ def carried_on(outcome: Outcome, context: RunContext | None = None) -> Outcome:
         return outcome
     started = events.parse(ledger.load(record)[0])
     settings = getattr(started, "review", None)
-    if not settings:
+    if not settings or not isinstance(started, events.DebateStarted):
         return outcome
     return conclude(outcome, settings, started.protocol, context or RunContext())[0]
 
