@@ -369,6 +369,8 @@ def show_command(debate: str | None, home: Path | None, fmt: str, out: Path | No
 
     if fmt not in SHOW_FORMATS:
         raise UsageError(f"--format must be text, markdown, json or html, not {fmt!r}")
+    if out is not None and (not out.name or out.is_dir()):
+        raise UsageError(f"--out {out}: a directory; name the file to write")
     path = resolve(debate, home)
     if open_ and out is None:
         if fmt != "html":
@@ -382,8 +384,12 @@ def show_command(debate: str | None, home: Path | None, fmt: str, out: Path | No
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
         return Outcome(EXIT_OK, None, "shown")
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(content, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        tmp.write_text(content, encoding="utf-8")
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"--out {out}: cannot write it: {exc.strerror or exc}") from None
     if open_:
         import webbrowser
 
