@@ -181,6 +181,9 @@ class Presentation:
     coda: Callable[[], list[str]] = field(default=lambda: [])
     # the protocol's own keys in debate.json (disputatio: judgment, findings)
     extra: dict[str, Any] = field(default_factory=dict)
+    # debate.md's facts in the protocol's own words, over the generic ones ("Rounds": "3 held
+    # (at most 8)"); a "Judge" of None: the lineup's judge takes no part in this protocol
+    facts: dict[str, str | None] = field(default_factory=dict)
 
 
 class Protocol(Interface):

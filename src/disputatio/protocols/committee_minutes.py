@@ -84,7 +84,8 @@ def presentation(s: State, m: Meeting) -> Presentation:
         "findings": rulings.findings(last, names)}
     return Presentation(verdict=s.latest_status(), title=title, order=order,
                         interlude=interlude, where=where, documents=documents,
-                        coda=lambda: due(float("inf")), extra=extra)
+                        coda=lambda: due(float("inf")), extra=extra,
+                        facts={"Rounds": f"{m.held} held (at most {s.max_rounds})"})
 
 
 def _judge_title(t: Turn) -> str:

@@ -56,7 +56,8 @@ def present(s: State, c: Course) -> Presentation:
     return Presentation(verdict=verdict, title=lambda t: _title(c, t),
                         order=lambda t, ps: rank(t.turn_id), interlude=interlude,
                         where=lambda t: where_of(t.turn_id), coda=lambda: after[:],
-                        documents=lambda ended, header: _documents(s, c, header))
+                        documents=lambda ended, header: _documents(s, c, header),
+                        facts={"Judge": None, "Rounds": f"at most {s.cfg.max_rounds}"})
 
 
 def _roles_block(s: State) -> list[str]:

@@ -38,6 +38,8 @@ class Look(Protocol):
     def coda(self) -> Callable[[], list[str]]: ...
     @property
     def extra(self) -> dict[str, Any]: ...
+    @property
+    def facts(self) -> dict[str, str | None]: ...
 
 
 @dataclass
@@ -80,8 +82,9 @@ def report_header(debate: _Debate, views, events, look: Look) -> str:
     """Two lines above the deliverable: what it answers and how much to trust it."""
     when = events[0].ts[:10] if events else ""
     st = debate.started
+    judged = st.judge and look.facts.get("Judge", st.judge) is not None
     parts = [f"disputatio · {when}", f"{len(st.participants)} participants",
-             f"judge {st.judge}" if st.judge else "no judge"]
+             f"judge {st.judge}" if judged else "no judge"]
     repo = st.repo
     if repo:
         snap = (st.snapshot or "")[:10]
@@ -104,13 +107,17 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
     unbacked = summary.evidence_warning(t, bool(st.repo))
     if unbacked:
         lines += [f"> **Unverified.** {unbacked[0].upper()}{unbacked[1:]}.", ""]
+    facts = {"Judge": (f"{st.judge}" + (f" · **Synthesizer:** {st.synthesizer}"
+                                        if st.synthesizer != st.judge else ""))
+             if st.judge else "none (the debate ran without a judge)",
+             "Rounds": f"{st.rounds}"}
+    for key, value in look.facts.items():
+        facts[key] = value if value is not None else \
+            "none (the lineup's judge takes no part in this protocol)"
     lines += [f"- **Status:** {status}" + (f" — {reason}" if reason else ""),
               f"- **Started:** {events[0].ts if events else '?'}",
-              f"- **Participants:** {_named(st)}",
-              (f"- **Judge:** {st.judge}" + (f" · **Synthesizer:** {st.synthesizer}"
-                                             if st.synthesizer != st.judge else ""))
-              if st.judge else "- **Judge:** none (the debate ran without a judge)",
-              f"- **Rounds:** {st.rounds}"]
+              f"- **Participants:** {_named(st)}"]
+    lines += [f"- **{key}:** {value}" for key, value in facts.items()]
     if st.repo:
         lines.append(f"- **Repository:** {st.repo} at {(st.snapshot or '?')[:12]}"
                      + (" plus uncommitted changes" if st.include_uncommitted else ""))
