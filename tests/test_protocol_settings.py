@@ -31,8 +31,16 @@ def test_a_setting_not_written_as_its_type_is_refused(home, protocol, settings, 
     assert ran.returncode == 2, ran.stderr
     assert ran.stdout == ""
     lines = ran.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: {key}: "), ran.stderr
+    line = _line_of(path, key.split(".")[1])
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}:{line}: {key}: "), \
+        ran.stderr
     assert not (home / ".debate").exists()
+
+
+def _line_of(path, key: str) -> int:
+    """The line of a key under ``protocol:`` in a lineup file."""
+    return next(i for i, text in enumerate(path.read_text().splitlines(), start=1)
+                if text.strip().startswith(f"{key}:"))
 
 
 @pytest.mark.parametrize("protocol,settings", [
@@ -52,14 +60,14 @@ def test_settings_written_as_their_type_still_run(home, protocol, settings):
     ("committee", "0", {}, "error: --rounds: Input should be greater than or equal to 1"),
     ("wind-wall-door", "0", {}, "error: --rounds: Input should be greater than or equal to 1"),
     # the file's own mistake is still the file's, whatever --rounds says
-    ("committee", "3", {"attempts": 0}, "error: protocol.attempts: "),
+    ("committee", "3", {"attempts": 0}, "error: {path}:2: protocol.attempts: "),
 ])
 def test_a_wrong_rounds_flag_is_named_as_the_flag(home, protocol, rounds, settings, said):
     path = write_config(home / "d.yaml", [sim("ada"), sim("bob"), sim("cy")],
                         protocol=settings)
     ran = invoke("--config", str(path), "--protocol", protocol, "--rounds", rounds, "Tabs?",
                  cwd=home)
-    assert ran.returncode == 2 and ran.stderr.startswith(said), ran.stderr
+    assert ran.returncode == 2 and ran.stderr.startswith(said.format(path=path)), ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1
     assert not (home / ".debate").exists()
 

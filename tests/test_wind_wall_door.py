@@ -330,8 +330,8 @@ def test_a_role_naming_nobody_is_refused_before_anything_is_made(home, tmp_path)
     cfg = write_config(tmp_path / "d.yaml", [sim("ann"), sim("bob")], protocol={"door": "zed"})
     r = invoke("run", "--protocol", "wind-wall-door", "q", "--config", str(cfg), cwd=home)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr == "error: protocol.door: 'zed' is not a participant of the lineup " \
-                       "(ann, bob)\n"
+    assert r.stderr == f"error: {cfg}:1: protocol.door: 'zed' is not a participant of the " \
+                       "lineup (ann, bob)\n"
     assert not (home / ".debate").exists()
 
 

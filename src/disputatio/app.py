@@ -362,7 +362,9 @@ def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
              "max_parallel": o.max_parallel, "fence": o.fence, "max_cost_usd": o.max_cost_usd}
     data.update({k: v for k, v in flags.items() if v is not None})
     try:
-        return DebateConfig.model_validate(data)
+        applied = DebateConfig.model_validate(data)
+        applied._source = cfg._source
+        return applied
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -389,17 +391,21 @@ def _settings(rules, cfg: DebateConfig, options: RunOptions):
     except ValidationError as exc:
         err = exc.errors()[0]
         where = "protocol." + ".".join(str(x) for x in err["loc"])
+        key = tuple(str(x) for x in err["loc"])
+        # a rounds the protocol key does not set is the lineup's top-level one
+        from_top = key[:1] == ("rounds",) and "rounds" not in cfg.protocol
+        line = cfg.place("rounds") if from_top else cfg.place("protocol", *key)
         if flags and _valid(rules, {**base, **cfg.protocol}):
-            where = "--rounds"   # the file alone is fine: the flag is what is wrong
+            where, line = "--rounds", ""   # the file alone is fine: the flag is what is wrong
         what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
-        raise UsageError(f"{where}: {what}") from None
+        raise UsageError(f"{line}{where}: {what}") from None
     check = getattr(rules, "check", None)   # optional: the settings against the lineup
     if check is None:
         return settings
     try:
         return check(settings, [p.display for p in cfg.participants], options.human)
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{cfg.place('protocol')}{exc}") from None
 
 
 def _takes_rounds(rules, rounds: int) -> bool:

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    PrivateAttr,
     Tag,
     ValidationError,
     field_validator,
@@ -212,6 +213,17 @@ class DebateConfig(BaseModel):
                     | Annotated[list[Juror], Field(min_length=1, max_length=8), Tag(_LIST)],
                     Discriminator(_jury_kind)] | None = None
 
+    # the file and the line of each key it was read from: the protocol's settings are checked
+    # only when the debate starts, and their errors still name a line
+    _source: tuple[str, dict[tuple, int]] | None = PrivateAttr(default=None)
+
+    def place(self, *key: str | int) -> str:
+        """``path:line: `` of a key of the lineup file ('' for a lineup read from no file)."""
+        if self._source is None:
+            return ""
+        where, lines = self._source
+        return f"{where}:{yamlfile.line_for(lines, key)}: "
+
     @field_validator("participants")
     @classmethod
     def _lineup(cls, v: list[Participant]) -> list[Participant]:
@@ -347,6 +359,7 @@ def parse_text(text: str, where: str) -> DebateConfig:
     if problems:
         line, what = problems[0]
         raise ConfigError(f"{where}:{line}: {what}")
+    cfg._source = (where, lines)
     return cfg
 
 
