@@ -63,10 +63,15 @@ def redact(debate: Path, turn: str, reason: str, who: str | None = None) -> Outc
         events = ledger.load(led.path)
         status, why = views.status(events)
         primary = folder.write(debate_dir, events, status, why)
+        # the page show --open wrote here is a rendering too (its words are marked up, so
+        # scrubbing could not find them): rendered again
+        page = debate_dir / views.PAGE
+        if page.is_file() and not page.is_symlink():
+            _replace(page, views.render(debate_dir, "html"))
         # a document the new state no longer renders (a ruling whose text is gone) stays on
-        # disk as it was, and so does a report written by show --open: scrubbed like a prompt
+        # disk as it was: scrubbed like a prompt
         fresh = {*folder.render_all(events, status, why).files, "events.jsonl", "lineup.json",
-                 *verdict.FILES}
+                 views.PAGE, *verdict.FILES}
         _scrub([p for p in debate_dir.iterdir() if p.name not in fresh],
                _needles(turns, quoted=False), dead)
         verdict.redact(debate_dir, [t.text for t in turns], dead)   # a review's, as JSON
@@ -147,11 +152,16 @@ def _scrub(paths: list[Path], needles: list[tuple[str, Callable[[str], str]]], d
         for needle, replace in needles:
             new = new.replace(needle, replace(dead))
         if new != text:
-            tmp = path.with_name(f".{path.name}.redact")
-            tmp.write_text(new, encoding="utf-8")
-            os.replace(tmp, path)
+            _replace(path, new)
             changed += 1
     return changed
+
+
+def _replace(path: Path, text: str) -> None:
+    """``path`` rewritten by a rename: a reader sees the old text or the new, never half."""
+    tmp = path.with_name(f".{path.name}.redact")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 # the prompts of later turns, which quote the transcript: every line of the text is looked for

@@ -330,6 +330,7 @@ def render(path: Path, fmt: str, color: bool = False, width: int | None = None) 
 
 LIST_FORMATS = ("table", "json")
 SHOW_FORMATS = ("text", "markdown", "json", "html")
+PAGE = "debate.html"     # where show --open puts the HTML page when no --out is given
 
 
 def list_command(home: Path | None, everything: bool, fmt: str, grep: str | None):
@@ -375,7 +376,7 @@ def show_command(debate: str | None, home: Path | None, fmt: str, out: Path | No
     if open_ and out is None:
         if fmt != "html":
             raise UsageError("--open needs --out FILE, or --format html")
-        out = path / "debate.html"
+        out = path / PAGE
     tty = out is None and sys.stdout.isatty()
     color = fmt == "text" and tty and not os.environ.get("NO_COLOR")
     width = shutil.get_terminal_size().columns if tty else None
