@@ -39,6 +39,13 @@ HOSTILE = {
     "bidi": "access \u202eelbisiv\u202c \u2066isolate\u2069 \u200fmark",
     "megabyte-line": MEGABYTE_LINE,
     "megabyte-stars": "**[`_" + "*a_[" * 250_000,
+    "math-vbscript": "<math><mi xlink:href=javascript:alert('math')>m</mi></math> "
+                     "[v](vbscript:msgbox('v')) <a href=vbscript:x>a</a>",
+    "link-tricks": "[e](javascript&#58;alert('e')) [b](<javascript:alert('b')>) "
+                   "<javascript:alert('auto')> <https://example.com/auto> "
+                   "[s](https://example.com/`onclick=alert('s')`)",
+    # a heading whose closing-hash pattern once backtracked for hours on a run of spaces
+    "heading-spaces": "# a" + " " * 99_990 + "b",
 }
 
 
