@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 
 import pytest
 
@@ -13,6 +14,24 @@ from disputatio.watch.server import build
 from support.watching import add_turn, make_debate
 
 PORT = 8470
+
+
+def run(coro) -> None:
+    """``asyncio.run`` in a thread of its own: an earlier test in this process (Playwright's
+    synchronous API) may have left this thread marked as running a loop."""
+    failed: list[BaseException] = []
+
+    def main() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:   # handed to the test's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
 
 
 def scope(path: str, host: bytes | None = b"127.0.0.1:8470", spec: str = "2.4") -> dict:
@@ -49,7 +68,7 @@ def test_a_client_gone_before_its_stream_starts_releases_the_feed(home, spec, se
             await app(scope(f"/v1/debates/{debate.name}/stream", spec=spec), gone_at_once, send)
 
     for _ in range(3):
-        asyncio.run(visit())
+        run(visit())
     # nothing follows this debate any more: its events are dropped and nothing polls it
     assert hub.feeds == {}
 
@@ -65,6 +84,6 @@ def test_names_that_only_look_like_ours_are_refused(home, host):
     async def record(message):
         sent.append(message)
 
-    asyncio.run(app(scope(f"/v1/debates/{debate.name}", host=host), gone_at_once, record))
+    run(app(scope(f"/v1/debates/{debate.name}", host=host), gone_at_once, record))
     assert sent[0]["status"] == 403
     assert b"Should we" not in b"".join(m.get("body", b"") for m in sent)
