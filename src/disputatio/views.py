@@ -184,11 +184,18 @@ def _problem(exc: Exception) -> str:
 
 
 def _first_event(events_path: Path) -> ledger.Event:
+    """The ledger's first event; what is wrong with it said of the ledger (a KeyError here
+    is not debate.json's)."""
     with open(events_path, "rb") as fh:
         line = fh.readline()
-    obj = json.loads(line)
-    return ledger.Event(obj["seq"], obj["ts"], obj["type"], obj["data"], obj["prev"],
-                        obj["hash"])
+    if not line.strip():
+        raise UsageError("events.jsonl is empty")
+    try:
+        obj = json.loads(line)
+        return ledger.Event(obj["seq"], obj["ts"], obj["type"], obj["data"], obj["prev"],
+                            obj["hash"])
+    except (ValueError, KeyError, TypeError):
+        raise UsageError("events.jsonl:1: not a ledger event; see disputatio verify") from None
 
 
 def _fresh_record(path: Path, events_path: Path) -> dict | None:
