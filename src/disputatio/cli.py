@@ -384,6 +384,8 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
                 raise
             said = (f"internal error: {type(exc).__name__}: {exc} (set DISPUTATIO_DEBUG=1 "
                     "for the traceback)", outcome.EXIT_FAILED)
+        if command == "review" and said[1] == outcome.EXIT_FAILED:
+            said = _no_verdict(said[0], bool((asked.more or {}).get("fail_open")))
         _fail(*said)
     if result.message:
         print(result.message if result.code in (0, 130) or result.status == "verified"
@@ -391,6 +393,18 @@ def _act(command: str, asked: _Asked, aliases: dict[str, bool] | None = None) ->
     if result.path is not None:
         print(result.path)
     raise typer.Exit(result.code)
+
+
+def _no_verdict(message: str, fail_open: bool) -> tuple[str, int]:
+    """A review that broke down (a disk error, a bug) reached no verdict: exit 3, never 1 —
+    1 says the change has failing findings; with --fail-open, 0 and a loud warning."""
+    from disputatio.verdict import EXIT_NO_VERDICT
+
+    if not fail_open:
+        return f"{message} (no verdict)", EXIT_NO_VERDICT
+    print(f"warning: FAIL-OPEN: the review reached no verdict and passes anyway: {message}",
+          file=sys.stderr)
+    return f"{message} (no verdict; --fail-open: exit 0)", 0
 
 
 # what each old flag may be combined with; anything else given would be silently ignored
