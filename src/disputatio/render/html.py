@@ -114,7 +114,8 @@ def render(events, status: str, reason: str, look: Look) -> str:
     title = _title(started.quaestio)
     parts = [f"<header>\n<h1>{escape(title)}</h1>",
              _facts(events, started, status, reason, look, labels), "</header>"]
-    degraded = summary.degradations(views, look.where)
+    running = status == "running"
+    degraded = summary.degradations(views, look.where, running)
     if degraded:
         parts.append("<section class=\"degraded\"><h2>Degraded</h2><ul>"
                      + "".join(f"<li>{escape(one_line(d, 500))}</li>" for d in degraded)
@@ -128,7 +129,7 @@ def render(events, status: str, reason: str, look: Look) -> str:
         extra = look.interlude(view.turn)
         if extra:
             parts.append(f"<div class=\"interlude\">{to_html(chr(10).join(extra), 0)}</div>")
-        parts.append(turn(view, look, labels))
+        parts.append(turn(view, look, labels, running))
     coda = look.coda()   # what happened once no turn followed the last one
     if coda:
         parts.append(f"<div class=\"interlude coda\">{to_html(chr(10).join(coda), 0)}</div>")
@@ -145,10 +146,12 @@ def render(events, status: str, reason: str, look: Look) -> str:
     return page(f"Debate: {title}", "\n".join(parts), labels)
 
 
-def turn(view: summary.TurnView, look: Look, labels: list[str]) -> str:
-    """One turn: who, where, how it ended, what it cost, and its answer."""
+def turn(view: summary.TurnView, look: Look, labels: list[str], running: bool = False) -> str:
+    """One turn: who, where, how it ended (or that it is at work, in a running debate), what
+    it cost, and its answer."""
     v = view.turn
-    state = {True: "answered", False: "failed", None: "unfinished"}[view.ok]
+    state = {True: "answered", False: "failed",
+             None: "working" if running else "unfinished"}[view.ok]
     meta = [f"{escape(v.seat or 'participant')}", f"{escape(v.phase)}", f"round {v.round}",
             escape(v.adapter) + (f" ({escape(one_line(v.model, 80))})" if v.model else "")]
     if v.duration_s is not None:
@@ -160,6 +163,8 @@ def turn(view: summary.TurnView, look: Look, labels: list[str]) -> str:
     elif view.ok is False:
         body = (f"<p class=\"failure\">Failed ({escape(v.failure or '?')}): "
                 f"{escape(one_line(v.message or '', 500))}</p>")
+    elif running:
+        body = "<p>Working… (the debate is running)</p>"
     else:
         body = "<p class=\"failure\">Did not finish (interrupted during this turn).</p>"
     cls = f" p-{labels.index(v.participant)}" if v.participant in labels else ""

@@ -101,7 +101,8 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
     t = summary.totals(views)
     st = debate.started
     lines = [f"# Debate: {_title(st.quaestio)}", ""]
-    degraded = summary.degradations(views, look.where)
+    running = status == "running"
+    degraded = summary.degradations(views, look.where, running)
     if degraded:
         lines += ["> **Degraded debate.** " + " · ".join(degraded), ""]
     unbacked = summary.evidence_warning(t, bool(st.repo))
@@ -143,6 +144,8 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
             lines += [quote(v.text.strip()), ""]
         elif view.ok is False:
             lines += [f"**Failed ({v.failure}):** {one_line(v.message or '', 500)}", ""]
+        elif running:
+            lines += ["_Working… (the debate is running)_", ""]
         else:
             lines += ["**Did not finish** (the debate was interrupted during this turn).", ""]
     lines += look.coda()

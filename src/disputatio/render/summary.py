@@ -103,8 +103,10 @@ def _add_spend(t: Totals, v: TurnEnded) -> None:
 
 
 def degradations(views: list[TurnView],
-                 where_of: Callable[[TurnEnded], str] = lambda t: t.phase) -> list[str]:
-    """One honest line per failed turn: who, where (as the protocol says it), what."""
+                 where_of: Callable[[TurnEnded], str] = lambda t: t.phase,
+                 running: bool = False) -> list[str]:
+    """One honest line per failed turn: who, where (as the protocol says it), what. In a
+    debate still ``running`` a turn without an end is at work, not interrupted."""
     out = []
     for v in views:
         t = v.turn
@@ -114,7 +116,7 @@ def degradations(views: list[TurnView],
             # grace it took to end the process, so it is not repeated here
             what = {"timeout": "timed out"}.get(t.failure or "", f"failed ({t.failure})")
             out.append(f"{t.participant} {what} in {where}: {t.message}")
-        elif v.ok is None:
+        elif v.ok is None and not running:
             out.append(f"{t.participant} did not finish its {t.phase} turn (interrupted)")
     return out
 

@@ -69,14 +69,16 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
     console.print(people)
     console.print(Text(_line(f"started {events[0].ts if events else '?'} · protocol "
                                 f"{started.protocol} · rounds {started.rounds}"), style="dim"))
-    for d in summary.degradations(views, look.where):
+    running = status == "running"
+    for d in summary.degradations(views, look.where, running):
         console.print(Text("degraded: " + _line(d, 500), style="yellow"))
 
     for view in views:
         v = view.turn
         for extra in look.interlude(v):
             console.print(Text(sanitize(extra)))
-        state = {True: "answered", False: "failed", None: "unfinished"}[view.ok]
+        state = {True: "answered", False: "failed",
+                 None: "working" if running else "unfinished"}[view.ok]
         cost = "cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}"
         title = Text(f"{_line(look.title(v), 200)} — ") + who(v.participant)
         console.print()
@@ -90,6 +92,8 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
         elif view.ok is False:
             console.print(Text(_line(f"Failed ({v.failure}): {v.message or ''}", 500),
                                style="red"))
+        elif running:
+            console.print(Text("Working… (the debate is running)", style="dim"))
         else:
             console.print(Text("Did not finish (interrupted during this turn).", style="red"))
 
