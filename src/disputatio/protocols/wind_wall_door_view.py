@@ -108,9 +108,9 @@ def _documents(s: State, c: Course, header: str) -> tuple[dict[str, str], str | 
     last = c.votes[-1] if c.votes else None
     if last and last[2] == REJECT:
         lines += [f"**{s.label(last[1])} rejected it:**", "", quote(last[3].text.strip()), ""]
-    # the house's header names the lineup's judge, who takes no part here: name the roles
-    judge = f" · judge {s.started.judge}" if s.started.judge else " · no judge"
-    header = header.replace(judge, "".join(f" · {TITLE[r]} {s.player(r)}" for r in ROLES), 1)
+    # the house's header says "no judge" (the lineup's takes no part here): name the roles
+    header = header.replace(" · no judge", "".join(f" · {TITLE[r]} {s.player(r)}"
+                                                   for r in ROLES), 1)
     body = CALL.sub("", sanitize(t.text)).strip()   # the call was for the vote, not the reader
     return {"synthesis.md": header + "# Synthesis\n\n" + "\n".join(lines) + "\n" + body
             + "\n"}, "synthesis.md"
