@@ -226,6 +226,7 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
 
     rules, state = _rules(led)
     started = state.started
+    ctx.debate_dir = debate_dir   # where a face may publish the human's question
     seats = folder.seats(state, debate_dir, ctx.warn)
     places = rules.places(state, request)
     view = progress_view.make(quiet)

@@ -275,8 +275,11 @@ def watch_command(
     home: Annotated[Path | None, typer.Option("--home", help="Show the debates under DIR/"
                                               ".debate (default: the current directory).",
                                               show_default=False)] = None,
+    human: Annotated[bool, typer.Option("--human", help="Let the page answer the questions "
+                                        "of debates run with --human.")] = False,
 ) -> None:
-    _act("watch", _Asked(more={"port": port, "open": not no_open, "home": home}))
+    _act("watch", _Asked(more={"port": port, "open": not no_open, "home": home,
+                               "human": human}))
 
 
 Home = Annotated[Path | None, typer.Option(
@@ -554,10 +557,10 @@ def _redact(debate: str, turn: str, reason: str):
     return redaction.redact(views.resolve(debate, None), turn, reason)
 
 
-def _watch(port: int, open: bool, home: Path | None):
+def _watch(port: int, open: bool, home: Path | None, human: bool = False):
     from disputatio import watch  # the server library loads only here
 
-    return watch.serve(home or Path.cwd(), port, open_browser=open)
+    return watch.serve(home or Path.cwd(), port, open_browser=open, human=human)
 
 
 def _quaestio(quaestio: str | None, file: Path | None, demo: bool) -> str:
@@ -605,7 +608,8 @@ def _context(human: bool = False):
     _running = RunContext()
     if human:
         from disputatio.human import TerminalHuman
-        _running.human = TerminalHuman(_running.cancel)
+        context = _running   # the face publishes each question in this debate's folder
+        _running.human = TerminalHuman(_running.cancel, folder=lambda: context.debate_dir)
     return _running
 
 

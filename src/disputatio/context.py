@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from disputatio.cancel import CancelToken
@@ -37,6 +38,7 @@ class RunContext:
     note: Callable[[str], None] = _stderr_note   # the closing summary line (not with --quiet)
     subscribers: list[Subscriber] = field(default_factory=list)
     human: Human | None = None   # a face that can ask the human (--human on a terminal)
+    debate_dir: Path | None = None   # the folder of the debate being driven, once there is one
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, ledger: Ledger, event: EventData) -> Event:

@@ -7,6 +7,10 @@ pipe the run's cancel token writes to, so Ctrl-C (which the CLI turns into a can
 question at once; so do Ctrl-D and ``q``. Then the face answers None: the debate stops as
 interrupted and ``--resume --human`` asks again.
 
+While it waits, the question is also published in the debate's folder (``human_channel``), so
+``disputatio watch --human`` can answer it from a browser: the wait then also looks for an
+answer file every ``POLL_S``, and whichever answer comes first is the one recorded.
+
 What the human types (``parse``), one line:
 
 - ``a N [S]`` / ``agree N [S]``: agree with participant N (its number or name), strength S of
@@ -23,10 +27,14 @@ import os
 import select
 import sys
 import threading
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
 from typing import TextIO
 
 from disputatio.cancel import CancelToken
 from disputatio.events import HumanActed
+from disputatio.human_channel import POLL_S, Channel
 from disputatio.outcome import UsageError
 from disputatio.protocols.base import Ask
 from disputatio.text import one_line, sanitize
@@ -142,39 +150,60 @@ class TerminalHuman:
     """A ``RunContext.human`` that asks at the terminal; None when the human leaves."""
 
     def __init__(self, cancel: CancelToken, stdin: int | None = None,
-                 out: TextIO | None = None, width: int | None = None):
+                 out: TextIO | None = None, width: int | None = None,
+                 folder: Callable[[], Path | None] | None = None):
         self.cancel = cancel
         self._fd = stdin
         self._out = out
         self._width = width
+        self._folder = folder   # the debate's folder, where the question is published
 
     def __call__(self, ask: Ask) -> HumanActed | None:
         fd = sys.stdin.fileno() if self._fd is None else self._fd
         out = self._out or sys.stderr
         _discard_typeahead(fd)   # keys pressed while agents worked are not an answer
         self._show(ask, out)
-        with _Lines(fd, self.cancel) as lines:
-            while True:
-                out.write("> ")
-                out.flush()
-                line = lines.next()
+        where = self._folder() if self._folder is not None else None
+        with ExitStack() as stack:
+            channel = None
+            if where is not None:
                 try:
-                    got = parse(line, ask) if line is not None else LEAVE
-                    if got == MORE:
-                        got = self._steer(ask, lines, out)
-                except Invalid as exc:
-                    out.write(f"  {exc}\n")
-                    continue
-                if got == HELP:
-                    self._menu(ask, out)
-                    continue
-                if not isinstance(got, HumanActed):   # LEAVE, or gone while steering
-                    out.write("\n")
-                    out.flush()
-                    return None
-                out.write(f"  recorded: {said(got)}\n")
+                    channel = stack.enter_context(Channel(where, ask))
+                except OSError as exc:   # a folder we cannot write: the terminal still asks
+                    out.write(f"  (not offered to a viewer: {exc.strerror or exc})\n")
+            lines = stack.enter_context(_Lines(fd, self.cancel,
+                                               channel.poll if channel else None))
+            try:
+                return self._ask(ask, lines, out)
+            except _Answered as got:
+                out.write(f"\n  answered in the browser, recorded: {said(got.acted)} (anything "
+                          "typed here for this question is ignored)\n")
                 out.flush()
-                return got
+                return got.acted
+
+    def _ask(self, ask: Ask, lines: _Lines, out: TextIO) -> HumanActed | None:
+        """Ask until a line means an action (or the human leaves)."""
+        while True:
+            out.write("> ")
+            out.flush()
+            line = lines.next()
+            try:
+                got = parse(line, ask) if line is not None else LEAVE
+                if got == MORE:
+                    got = self._steer(ask, lines, out)
+            except Invalid as exc:
+                out.write(f"  {exc}\n")
+                continue
+            if got == HELP:
+                self._menu(ask, out)
+                continue
+            if not isinstance(got, HumanActed):   # LEAVE, or gone while steering
+                out.write("\n")
+                out.flush()
+                return None
+            out.write(f"  recorded: {said(got)}\n")
+            out.flush()
+            return got
 
     def _steer(self, ask: Ask, lines: _Lines, out: TextIO) -> HumanActed | str:
         """A steer over several lines, ended by an empty one."""
@@ -239,13 +268,25 @@ def _discard_typeahead(fd: int) -> None:
         pass
 
 
+class _Answered(Exception):
+    """An answer came from elsewhere (the viewer) while the terminal waited for a line."""
+
+    def __init__(self, acted: HumanActed):
+        super().__init__(acted.action)
+        self.acted = acted
+
+
 class _Lines:
     """Lines from ``fd`` until end of input or a cancel of ``token``: ``select`` waits on the
-    terminal and on a pipe the token's hook writes to, so no read blocks past a cancel."""
+    terminal and on a pipe the token's hook writes to, so no read blocks past a cancel. With
+    ``poll``, the wait wakes every ``POLL_S`` to ask it for an answer given elsewhere, and
+    raises ``_Answered`` with the first one."""
 
-    def __init__(self, fd: int, token: CancelToken):
+    def __init__(self, fd: int, token: CancelToken,
+                 poll: Callable[[], HumanActed | None] | None = None):
         self.fd = fd
         self.token = token
+        self.poll = poll
         self._buffer = b""
         self._eof = False
 
@@ -278,7 +319,12 @@ class _Lines:
         while b"\n" not in self._buffer:
             if self._eof or self.token.cancelled:
                 return None
-            ready, _, _ = select.select([self.fd, self._wake_r], [], [])
+            if self.poll is not None and (acted := self.poll()) is not None:
+                raise _Answered(acted)
+            ready, _, _ = select.select([self.fd, self._wake_r], [], [],
+                                        POLL_S if self.poll is not None else None)
+            if not ready:
+                continue
             if self._wake_r in ready or self.token.cancelled:
                 return None
             chunk = os.read(self.fd, 4096)

@@ -65,7 +65,8 @@ def append_elsewhere(events: Path, count: int, delay: float = 0.0,
 
 
 @contextmanager
-def viewer(home: Path, own_threads: bool = True) -> Iterator[tuple[str, object]]:
+def viewer(home: Path, own_threads: bool = True,
+           human: bool = False) -> Iterator[tuple[str, object]]:
     """``(base url, server)``: the viewer of ``home`` served in a thread until the block
     ends; that thread, and any the server started, are gone afterwards (asserted; with
     ``own_threads`` False only the server's, for a test whose browser starts threads too)."""
@@ -73,7 +74,7 @@ def viewer(home: Path, own_threads: bool = True) -> Iterator[tuple[str, object]]
 
     before = set(threading.enumerate())
     sock = watch.bind(0)
-    server = watch.make_server(home, sock)
+    server = watch.make_server(home, sock, human)
     thread = threading.Thread(target=server.run_on, args=(sock,), name="viewer")
     thread.start()
     deadline = time.monotonic() + 10

@@ -44,7 +44,7 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{HOST}:{sock.getsockname()[1]}/"
 
 
-def make_server(home: Path, sock: socket.socket):
+def make_server(home: Path, sock: socket.socket, human: bool = False):
     """The uvicorn server of the viewer on ``sock``; ``run`` serves until ``stop``."""
     import uvicorn
 
@@ -77,19 +77,20 @@ def make_server(home: Path, sock: socket.socket):
         def run_on(self, sock: socket.socket) -> None:
             self.run(sockets=[sock])
 
-    app, hub = build(home, sock.getsockname()[1])
+    app, hub = build(home, sock.getsockname()[1], human)
     config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False,
                             lifespan="on", ws="none", timeout_graceful_shutdown=5)
     return Server(config)
 
 
-def serve(home: Path, port: int, open_browser: bool = True) -> Outcome:
-    """Serve until Ctrl-C; the URL is the one line on stdout."""
+def serve(home: Path, port: int, open_browser: bool = True, human: bool = False) -> Outcome:
+    """Serve until Ctrl-C; the URL is the one line on stdout. With ``human`` the page answers
+    the open questions of debates run with ``--human``."""
     if not home.is_dir():
         raise UsageError(f"{home}: no such directory (--home)")
     sock = bind(port)
     try:
-        server = make_server(home, sock)
+        server = make_server(home, sock, human)
         url = url_of(sock)
         print(url, flush=True)
         print(f"watching the debates under {home / '.debate'}; Ctrl-C stops", file=sys.stderr)

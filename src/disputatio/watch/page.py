@@ -32,6 +32,11 @@ td.q { overflow-wrap: anywhere; }
 .failed .text { color: #a51d2d; }
 .redacted .text { color: var(--muted); font-style: italic; }
 .status { font-weight: 600; }
+.ask { border: 2px solid #1a5fb4; border-radius: 6px; background: #fff; padding: .5rem 1rem;
+  margin: .8rem 0; }
+.ask h2 { font-size: 1.05rem; margin: .2rem 0 .5rem; overflow-wrap: anywhere; }
+.ask .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .4rem 0; }
+.ask textarea { width: 100%; min-height: 4rem; font: inherit; }
 """
 
 SCRIPT = r"""
@@ -101,6 +106,118 @@ async function showList() {
   setInterval(load, 2000);
 }
 
+// with watch --human: the debate's open question and its controls, answered by a POST that
+// carries the page's token; the question goes when the ledger records an answer to it
+function humanControls(id, box) {
+  const meta = document.querySelector('meta[name="disputatio-human"]');
+  if (!meta) return null;
+  const token = meta.content;
+  const url = "/v1/debates/" + encodeURIComponent(id) + "/human";
+  const done = new Set();
+  let shownKey = null;
+  box.hidden = true;
+
+  function button(label, action, answer, note) {
+    const b = el("button", null, label);
+    b.dataset.action = action;
+    b.onclick = () => send(Object.assign({action: action}, answer()), note);
+    return b;
+  }
+
+  async function send(answer, note) {
+    answer.key = shownKey;
+    const buttons = box.querySelectorAll("button");
+    for (const b of buttons) b.disabled = true;
+    note.textContent = "sending\u2026";
+    try {
+      const r = await fetch(url, {method: "POST", cache: "no-store",
+        referrerPolicy: "same-origin",     // so the browser sends our Origin with the POST
+        headers: {"Content-Type": "application/json", "X-Disputatio-Token": token},
+        body: JSON.stringify(answer)});
+      const got = await r.json();
+      if (r.status === 202) {
+        note.textContent = "sent; waiting for the debate to record it";
+        return;
+      }
+      note.textContent = "not taken: " + got.error;
+    } catch (e) {
+      note.textContent = "the viewer is not answering";
+    }
+    for (const b of buttons) b.disabled = false;
+  }
+
+  function render(q) {
+    if (!q || done.has(q.key)) {
+      box.hidden = true;
+      box.replaceChildren();
+      shownKey = null;
+      return;
+    }
+    if (q.key === shownKey) return;
+    shownKey = q.key;
+    box.dataset.key = q.key;
+    const note = el("p", "meta");
+    const parts = [el("h2", null, "Your turn: " + q.title)];
+    if (q.choices.includes("agree")) {
+      const who = el("select");
+      who.name = "participant";
+      q.participants.forEach((p, i) => {
+        const o = el("option", null, (i + 1) + " " + p);
+        o.value = p;
+        who.appendChild(o);
+      });
+      const strength = el("select");
+      strength.name = "strength";
+      for (const n of [1, 2, 3]) {
+        const o = el("option", null, "strength " + n + " of 3");
+        o.value = String(n);
+        o.selected = n === 2;
+        strength.appendChild(o);
+      }
+      const row = el("div", "row");
+      row.append(el("span", null, "agree with"), who, strength, button("Agree", "agree",
+        () => ({participant: who.value, strength: Number(strength.value)}), note));
+      parts.push(row);
+    }
+    if (q.choices.includes("pick")) {
+      const row = el("div", "row");
+      row.appendChild(el("span", null, "pick"));
+      q.options.forEach((o, i) => {
+        const b = button((i + 1) + " " + o, "pick", () => ({choice: o}), note);
+        b.dataset.choice = o;
+        row.appendChild(b);
+      });
+      parts.push(row);
+    }
+    if (q.choices.includes("steer")) {
+      const text = el("textarea");
+      text.name = "steer";
+      text.placeholder = "steer everyone's next turn";
+      const row = el("div", "row");
+      row.appendChild(button("Steer", "steer", () => ({text: text.value}), note));
+      parts.push(text, row);
+    }
+    if (q.choices.includes("skip")) {
+      const row = el("div", "row");
+      row.appendChild(button("Skip", "skip", () => ({}), note));
+      parts.push(row);
+    }
+    parts.push(note);
+    box.replaceChildren(...parts);
+    box.hidden = false;
+  }
+
+  async function load() {
+    try {
+      const r = await fetch(url, {cache: "no-store"});
+      if (r.ok) render((await r.json()).question);
+    } catch (e) { /* the status line says when the viewer is gone */ }
+  }
+  load();
+  setInterval(load, 1000);
+  return {acted(key) { done.add(key); if (key === shownKey) render(null); }};
+}
+
 function showDebate(id) {
   const cards = new Map();
   const back = el("a", null, "\u2190 all debates");
@@ -108,6 +225,10 @@ function showDebate(id) {
   document.getElementById("nav").appendChild(back);
   const facts = el("p", "meta");
   main.appendChild(facts);
+  const asking = el("section", "ask");
+  asking.id = "ask";
+  main.appendChild(asking);
+  const human = humanControls(id, asking);
   const list = el("div");
   main.appendChild(list);
   let seen = 0;
@@ -164,6 +285,7 @@ function showDebate(id) {
         show(c.text, d.tombstone);
       }
     } else if (ev.type === "human_acted") {
+      if (human) human.acted(d.key);
       list.appendChild(el("p", "meta", "the human in the loop: " + d.action +
         (d.participant ? " " + d.participant : "") + (d.text ? ": " + d.text : "")));
     } else if (ev.type === "debate_ended") {
@@ -190,10 +312,10 @@ def _digest(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-HTML = f"""<!doctype html>
+_TEMPLATE = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>disputatio watch</title>
+<!--human--><title>disputatio watch</title>
 <style>{STYLE}</style>
 </head><body>
 <header><nav id="nav" class="muted">disputatio watch </nav><h1 id="title"></h1>
@@ -202,6 +324,18 @@ HTML = f"""<!doctype html>
 <script>{SCRIPT}</script>
 </body></html>
 """
+
+
+
+def html(token: str | None) -> str:
+    """The page; with ``watch --human`` it carries the run's token, which its script sends back
+    with an answer (a meta tag, so the script and its hash stay the same)."""
+    meta = f'<meta name="disputatio-human" content="{token}">' if token else ""
+    return _TEMPLATE.replace("<!--human-->", meta, 1)
+
+
+HTML = html(None)   # the page without --human
+
 
 # only this script and this stylesheet; fetch and EventSource to this origin; nothing else
 CSP = (f"default-src 'none'; script-src '{_digest(SCRIPT)}'; style-src '{_digest(STYLE)}'; "

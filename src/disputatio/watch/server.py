@@ -1,10 +1,10 @@
 """The viewer's HTTP face (Starlette): the page, the read-only API and the event streams.
 
-Everything is a GET; the only other route there will be is the human-in-the-loop's control
-endpoint (``--human``), which belongs in ``build`` beside the others, behind the same host
-guard. The guard answers 403 to any request whose ``Host`` is not the loopback name and the
-bound port: a page on another site that rebinds its own name to 127.0.0.1 (DNS rebinding)
-sends its own name, and is refused before any route runs.
+Everything is a GET but, with ``--human``, the human in the loop's answer (``watch.human``),
+behind the same host guard and its own origin and token checks. The guard answers 403 to any
+request whose ``Host`` is not the loopback name and the bound port: a page on another site that
+rebinds its own name to 127.0.0.1 (DNS rebinding) sends its own name, and is refused before any
+route runs.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from disputatio.events import EventError
 from disputatio.render import summary
 from disputatio.watch import feed as feeds
 from disputatio.watch import page
+from disputatio.watch.human import routes as human_routes
 
 KEEPALIVE_S = 15.0
 PAGE_LIMIT = 1000        # events per /events answer; "next" says where to go on
@@ -52,12 +54,15 @@ class HostGuard:
         await self.app(scope, receive, send)
 
 
-def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
-    """The viewer of the debates under ``home/.debate``, answering on ``port``."""
+def build(home: Path, port: int, human: bool = False) -> tuple[ASGIApp, feeds.Hub]:
+    """The viewer of the debates under ``home/.debate``, answering on ``port``; with ``human``
+    it also answers their open questions (a fresh token per run, carried by the page)."""
     hub = feeds.Hub(home)
+    token = secrets.token_urlsafe(32) if human else None
+    shown = page.html(token)
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(page.HTML, headers={**SECURITY, "Content-Security-Policy": page.CSP})
+        return HTMLResponse(shown, headers={**SECURITY, "Content-Security-Policy": page.CSP})
 
     async def debates(request: Request) -> Response:
         listed, _ = await asyncio.to_thread(views.listing, home, True)
@@ -122,7 +127,7 @@ def build(home: Path, port: int) -> tuple[ASGIApp, feeds.Hub]:
         Route("/v1/debates/{debate}", debate, methods=["GET"]),
         Route("/v1/debates/{debate}/events", events, methods=["GET"]),
         Route("/v1/debates/{debate}/stream", stream, methods=["GET"]),
-        # the human-in-the-loop's controls (--human) are the one write route there will be
+        *(human_routes(home, port, token, _json) if token else []),
     ], lifespan=lifespan)
     return HostGuard(app, port), hub
 
