@@ -225,12 +225,12 @@ function showDebate(id) {
   document.getElementById("nav").appendChild(back);
   const facts = el("p", "meta");
   main.appendChild(facts);
-  const asking = el("section", "ask");
+  const list = el("div");
+  main.appendChild(list);
+  const asking = el("section", "ask");   // below the turns, as the terminal asks after them
   asking.id = "ask";
   main.appendChild(asking);
   const human = humanControls(id, asking);
-  const list = el("div");
-  main.appendChild(list);
   let seen = 0;
   let ended = "";
 
