@@ -5,9 +5,10 @@ anyio, h11 and click, nothing compiled), with streaming responses that end when 
 They are imported only here, when ``watch`` runs, so ``disputatio --help`` does not load them.
 
 The viewer binds 127.0.0.1 (never another interface) and refuses requests that name another host
-(``server.HostGuard``). Ctrl-C or SIGTERM stops it cleanly: every stream ends, the polling task
-ends, the socket closes, and the command exits 0; no thread or process is started besides the
-browser ``webbrowser`` may open.
+(``server.HostGuard``); with ``--human`` its one write route checks more (``watch.human``).
+Ctrl-C or SIGTERM stops it cleanly: every stream ends, the polling task ends, the socket closes,
+and the command exits 0; no thread or process is started besides the browser ``webbrowser`` may
+open.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def serve(home: Path, port: int, open_browser: bool = True, human: bool = False)
         url = url_of(sock)
         print(url, flush=True)
         print(f"watching the debates under {home / '.debate'}; Ctrl-C stops", file=sys.stderr)
+        if human:
+            print("the page may answer the questions of debates run with --human",
+                  file=sys.stderr)
         if open_browser:
             webbrowser.open(url)
         server.run_on(sock)
