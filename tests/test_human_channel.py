@@ -208,3 +208,21 @@ def test_without_a_folder_the_face_asks_only_at_the_terminal(tmp_path):
         os.close(r)
         os.close(w)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_question_whose_process_is_gone_is_not_open(tmp_path):
+    """A run killed with -9 leaves its question behind: nothing may answer it."""
+    import subprocess
+    import sys
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    with human_channel.Channel(tmp_path, ASK):
+        path = tmp_path / "human" / "ask.json"
+        left = json.loads(path.read_text())
+        assert left["waiting"]["pid"] == os.getpid()
+        path.write_text(json.dumps({**left, "waiting": {"pid": int(gone.stdout),
+                                                        "started": "1"}}))
+        assert human_channel.open_question(tmp_path) is None
+        with pytest.raises(human_channel.Closed, match="no question is open"):
+            human_channel.deliver(tmp_path, {"key": "round-1", "action": "skip"})

@@ -9,7 +9,8 @@ folder: nothing of it outlives the question. Only the face creates ``human/``; a
 it gone and is told the question is closed.
 
 Both sides validate an answer against the published question (``check``): the face trusts no
-file, the viewer refuses what the face would.
+file, the viewer refuses what the face would. The question names the process that waits on it,
+so a question left by a run killed with -9 is not offered.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from disputatio import procs
 from disputatio.events import HumanActed
 from disputatio.protocols.base import Ask
 from disputatio.text import sanitize
@@ -101,7 +103,9 @@ class Channel:
     def __enter__(self) -> Channel:
         close(self.dir.parent)         # what a killed run may have left
         self.dir.mkdir(exist_ok=True)
-        _write_whole(self.dir / ASK, json.dumps(self.asked, ensure_ascii=False).encode())
+        waiting = {"pid": os.getpid(), "started": procs.process_start(os.getpid())}
+        _write_whole(self.dir / ASK, json.dumps({**self.asked, "waiting": waiting},
+                                                ensure_ascii=False).encode())
         return self
 
     def __exit__(self, *exc) -> None:
@@ -158,12 +162,14 @@ def _write_whole(path: Path, data: bytes) -> None:
 # --- the viewer's side ----------------------------------------------------------------------
 
 def open_question(debate_dir: Path) -> dict[str, Any] | None:
-    """The question the debate is waiting on, or None."""
+    """The question the debate is waiting on, or None (none, or its process is gone)."""
     try:
         asked = json.loads((debate_dir / DIR / ASK).read_bytes())
-    except (OSError, ValueError):
+        waiting = asked.pop("waiting")
+        alive = procs.process_start(int(waiting["pid"])) == waiting["started"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return asked if isinstance(asked, dict) and isinstance(asked.get("key"), str) else None
+    return asked if alive and isinstance(asked.get("key"), str) else None
 
 
 def deliver(debate_dir: Path, answer: Any) -> dict[str, Any]:
