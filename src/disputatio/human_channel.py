@@ -109,7 +109,8 @@ class Channel:
         return self
 
     def __exit__(self, *exc) -> None:
-        close(self.dir.parent)
+        with contextlib.suppress(OSError):   # a folder we cannot tidy must not end the debate
+            close(self.dir.parent)
 
     def poll(self) -> HumanActed | None:
         path = self.dir / _answer_name(self.ask.key)
