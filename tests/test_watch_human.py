@@ -155,6 +155,31 @@ def test_a_huge_body_is_refused(debate, home):
         assert got == 413 and answers(debate) == []
 
 
+@pytest.mark.process
+def test_the_command_with_human_serves_the_route(debate, home):
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "disputatio", "watch", "--no-open", "--port",
+                             "0", "--human"], cwd=home, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ,
+                                                                    "BROWSER": "false"})
+    try:
+        url = proc.stdout.readline().strip()
+        with human_channel.Channel(debate, ASK) as channel:
+            assert post(url, debate, SKIP, token_of(url))[0] == 202
+            assert channel.poll().action == "skip"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "the page may answer the questions of debates run with --human" in err
+
+
 # --- a real debate on a terminal, answered from the viewer ----------------------------------
 
 @pytest.mark.process
