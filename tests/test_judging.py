@@ -167,3 +167,26 @@ def test_a_judge_that_answers_readably_when_asked_again_resolves_the_debate(home
     assert [t["turn_id"] for t in data["turns"] if t["phase"] == "respondeo"] == \
         ["respondeo-1", "respondeo-1/retry"]
     assert data["verdict"] == RESOLVED and [f["id"] for f in data["findings"]] == ["F1", "F2"]
+
+
+# --- which block is the ruling -------------------------------------------------------------
+
+def test_an_example_block_after_the_ruling_is_prose_not_the_ruling():
+    text = block(ruling(finding()), prose="My ruling.") + \
+        "\n\nFor instance, a fix could log:\n\n```json\n{\"level\": \"warn\"}\n```\n"
+    read = judging.read(text)
+    assert read.error is None and [f.id for f in read.answer.findings] == ["F1"]
+    assert '"level": "warn"' in read.prose
+
+
+def test_two_different_rulings_are_never_guessed_between():
+    text = block(ruling(finding(ruling="upheld"))) + "\n\nOn second thought:\n\n" + \
+        block(ruling(finding(ruling="rejected")), prose="")
+    read = judging.read(text)
+    assert read.answer is None and "2 different rulings" in read.error
+
+
+def test_the_same_ruling_twice_is_one_ruling():
+    once = block(ruling(finding()), prose="")
+    read = judging.read(once + "\n\nAgain, for the record:\n\n" + once)
+    assert read.error is None and [f.id for f in read.answer.findings] == ["F1"]

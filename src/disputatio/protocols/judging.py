@@ -143,10 +143,12 @@ class Read:
 
 
 def read(text: str, model: type[_Answer] = Answer, quoted: Iterable[str] = ()) -> Read:
-    """The last fenced ``json`` block of ``text`` validated as ``model``; prose is the rest.
-    A block holding the same data as a block of ``quoted`` (the debaters' answers, the
-    question) is a quotation, not a ruling: a participant cannot rule by writing a block the
-    judge repeats."""
+    """The fenced ``json`` block of ``text`` that fits ``model``; prose is the rest. Blocks
+    that do not fit (an example, a snippet) are prose; two blocks that fit and differ are two
+    rulings, and which one the judge meant is never guessed; with none that fits, the last
+    block says why. A block holding the same data as a block of ``quoted`` (the debaters'
+    answers, the question) is a quotation, not a ruling: a participant cannot rule by writing
+    a block the judge repeats."""
     blocks = list(_FENCE.finditer(text))
     if not blocks:
         return Read(None, text.strip(), "no fenced ```json block was found in the answer")
@@ -155,7 +157,15 @@ def read(text: str, model: type[_Answer] = Answer, quoted: Iterable[str] = ()) -
     if not own:
         return Read(None, text.strip(), "the ```json block is copied from the debate (an "
                     "answer or the question), not a ruling of yours; end with your own")
-    last = own[-1]
+    fits = [(b, r) for b in own if (r := _one(b, text, model)).answer is not None]
+    if len({_canonical(b.group(2)) for b, _ in fits}) > 1:
+        return Read(None, text.strip(), f"the answer holds {len(fits)} different rulings "
+                    "(```json blocks that each fit); end with exactly one")
+    return fits[-1][1] if fits else _one(own[-1], text, model)
+
+
+def _one(last: re.Match[str], text: str, model: type[_Answer]) -> Read:
+    """One block of ``text`` read as ``model``, the rest of the text its prose."""
     prose = (text[:last.start()] + text[last.end():]).strip()
     try:
         data = json.loads(last.group(2))
