@@ -142,7 +142,8 @@ def _root(version: Version = False) -> None:
 
 @cli.command("run", short_help="Start a debate (the default command).",
              help="Run a structured debate between coding-agent CLIs and print the "
-             "path of the deliverable (final-report.md, else respondeo.md, else debate.md).")
+             "path of the deliverable (final-report.md, else respondeo.md, else the "
+             "protocol's own: minutes.md, synthesis.md; else debate.md).")
 def run_command(
     quaestio: Quaestio = None, file: File = None, config_path: ConfigPath = None,
     repo: Repo = None, include_uncommitted: Uncommitted = False, rounds: Rounds = None,
