@@ -213,6 +213,18 @@ class Protocol(Interface):
 _STATUS = re.compile(r"^status\s*[:=\-–—]\s*(resolved|needs[\s_-]*input)\b", re.IGNORECASE)
 
 
+def ruling_message(status: str, primary: str) -> str | None:
+    """What the user is told when the judge's ruling ends the command short of a report
+    (it needs the human, or could not be read); None for any other status."""
+    if status == "needs_input":
+        return (f"the judge needs your input: read {primary}, then answer with "
+                "disputatio --continue \"...\"")
+    if status == "unclear":
+        return (f"the judge's answer could not be read as findings (asked twice): read "
+                f"{primary}; answer with disputatio --continue \"...\" to ask again")
+    return None
+
+
 def parse_status(text: str) -> str:
     """The judge's verdict from its first non-blank line; anything unexpected is UNCLEAR.
 

@@ -47,6 +47,7 @@ from disputatio.protocols.base import (
     contribution,
     foreign,
     human_notes,
+    ruling_message,
 )
 from disputatio.protocols.respondeo import RETRY, again
 from disputatio.text import fair_caps, one_line
@@ -439,13 +440,9 @@ def ending(done: Done, primary: str) -> Ending:
     """A meeting that lost every member, or a judge that gave no ruling, fails the command."""
     if done.status in (NO_ACTIVE, "failed"):
         return Ending(True, done.reason)
-    if done.status == "needs_input":
-        return Ending(False, f"the judge needs your input: read {primary}, then answer with "
-                             "disputatio --continue \"...\"")
-    if done.status == "unclear":
-        return Ending(False, f"the judge's answer could not be read as findings (asked twice): "
-                             f"read {primary}; answer with disputatio --continue \"...\" to "
-                             "ask again")
+    said = ruling_message(done.status, primary)
+    if said is not None:
+        return Ending(False, said)
     return Ending(False, f"the meeting ended {done.status}: {done.reason}"
                   if done.status in (ALL_PASSED, MAX_ROUNDS, CANCELLED) else "")
 

@@ -34,6 +34,7 @@ from disputatio.protocols.base import (
     answered,
     foreign,
     human_lines,
+    ruling_message,
 )
 from disputatio.protocols.disputatio_turns import (  # noqa: F401 (the protocol's names)
     proposal_id,
@@ -273,14 +274,8 @@ def accept(s: State, request: str, answers: str = "") -> EventData:
 def ending(done: Done, primary: str) -> Ending:
     """Aborted and failed debates fail the command; a judge who needs the human does not."""
     failed = done.status in ("aborted", "failed")
-    if done.status == "needs_input":
-        return Ending(failed, f"the judge needs your input: read {primary}, then answer with "
-                              "disputatio --continue \"...\"")
-    if done.status == "unclear":
-        return Ending(failed, f"the judge's answer could not be read as findings (asked twice): "
-                              f"read {primary}; answer with disputatio --continue \"...\" to "
-                              "ask again")
-    return Ending(failed, done.reason if failed else "")
+    said = ruling_message(done.status, primary)
+    return Ending(failed, said if said is not None else done.reason if failed else "")
 
 
 # --- how its debate reads -------------------------------------------------------------------
