@@ -384,7 +384,7 @@ def test_ctrl_c_ends_every_canary_at_once(home):
     cfg = write_config(home / "c.yaml", [
         sim("a"), {**sim("stuck", DISPUTATIO_SIM_HANG=1), "model": f"stuck-{tag}"},
     ], judge={**sim("judge", DISPUTATIO_SIM_HANG=1), "model": f"judge-{tag}"})
-    hung = (f"disputatio.simulated stuck-{tag} ", f"disputatio.simulated judge-{tag} ")
+    hung = (f"simulated.py stuck-{tag} ", f"simulated.py judge-{tag} ")
     proc = subprocess.Popen([sys.executable, "-m", "disputatio", "--doctor", "--config",
                              str(cfg)], cwd=home, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)

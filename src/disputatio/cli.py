@@ -11,6 +11,7 @@ imported only once a command runs, so ``--help`` and completion stay fast.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import signal
@@ -344,7 +345,7 @@ def main() -> None:
     old = {s: signal.signal(s, interrupt) for s in stop_signals()}
     stderr, sys.stderr = sys.stderr, Lenient(sys.stderr)   # a reader may leave mid-debate
     try:
-        code = cli(prog_name="disputatio", standalone_mode=False)
+        code = _command()(prog_name="disputatio", standalone_mode=False)
     except (Interrupted, typer.Abort):
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -362,6 +363,14 @@ def main() -> None:
             signal.signal(s, h)
         sys.stderr = stderr
     sys.exit(code if isinstance(code, int) else 0)
+
+
+@functools.cache
+def _command():
+    """The click command typer builds from ``cli``, built once per process: building it
+    inspects every command's signature, which a host that runs many commands (the tests, an
+    embedding tool) would otherwise pay each time."""
+    return typer.main.get_command(cli)
 
 
 def _framework_error(exc: Exception) -> tuple[str, int] | None:

@@ -1,11 +1,12 @@
-"""The ``simulated`` adapter: runs ``python -m disputatio.simulated`` as a real subprocess,
-prompt on stdin, so a demo exercises the same transport, ledger and parsing as a real CLI."""
+"""The ``simulated`` adapter: runs ``disputatio/simulated.py`` as a real subprocess, prompt on
+stdin, so a demo exercises the same transport, ledger and parsing as a real CLI."""
 
 from __future__ import annotations
 
 import sys
 
 from disputatio import __version__
+from disputatio import simulated as script
 from disputatio.adapters import kit as c
 from disputatio.adapters.base import (
     API_ERROR,
@@ -29,7 +30,9 @@ class Simulated(c.BasicAdapter):
     def build(self, request: TurnRequest) -> Invocation:
         # the persona rides where a real CLI's model would
         persona = request.model or "participant"
-        argv = (request.bin, "-m", "disputatio.simulated", persona, *request.extra_args)
+        # the script by its path, isolated (-I) and without site-packages (-S): it needs only the
+        # standard library, and each turn starts an interpreter, so its start-up is kept short
+        argv = (request.bin, "-I", "-S", script.__file__, persona, *request.extra_args)
         return c.invocation(request, argv)
 
     def parse(self, capture: Capture) -> TurnResult:
