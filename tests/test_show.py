@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 
@@ -116,6 +117,18 @@ def test_show_html_out_as_its_own_process(home):
     assert page.count("<article class=\"turn ") == 10
     assert "<script" not in page and "http-equiv=\"Content-Security-Policy\"" in page
     assert not list(home.glob(".*.tmp"))
+
+
+def test_a_megabyte_answer_is_shown_cut_as_the_page_shows_it(home):
+    from support.hostile_answers import MEGABYTE_LINE, debate_with
+
+    path = debate_with(home / ".debate" / "debate-20261101T000000Z",
+                       {"a": MEGABYTE_LINE, "b": "short"})
+    for shown in (invoke("show", cwd=home).stdout, views.render(path, "text", color=True)):
+        assert "more in the ledger, events.jsonl]" in shown
+        unwrapped = re.sub(r"\x1b\[[0-9;]*m|\n", "", shown)   # colour wraps at the width
+        runs = [len(run) for run in re.findall("A{1000,}", unwrapped)]
+        assert runs and all(90_000 < n <= 100_000 for n in runs) and "short" in shown
 
 
 def test_no_control_sequence_of_a_debate_reaches_the_terminal(home):

@@ -19,14 +19,20 @@ from disputatio.events import DebateStarted, started_event
 from disputatio.render import summary
 from disputatio.render.html import hue, labels_of
 from disputatio.render.report import Look
-from disputatio.render.safe_markdown import shown_bidi
-from disputatio.text import one_line
+from disputatio.render.safe_markdown import SHOWN, shown_bidi
+from disputatio.text import cut, one_line
 from disputatio.text import sanitize as _sanitize
 
 
 def sanitize(text: str) -> str:
     """No control sequence, and no bidi control reordering what the terminal shows."""
     return shown_bidi(_sanitize(text))
+
+
+def _block(text: str) -> str:
+    """An answer as the page shows it: at most ``SHOWN`` characters, a longer one (a ledger
+    edited by hand) cut and marked rather than left to stall the terminal."""
+    return sanitize(cut(text, SHOWN, "in the ledger, events.jsonl")).strip()
 
 
 def _line(text: str, limit: int = 300) -> str:
@@ -88,7 +94,7 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
                                     f"{v.round} · {v.adapter} · {cost} · "
                                     f"{summary.fmt_tokens(v.tokens)}"), style="dim"))
         if view.ok:
-            console.print(Text(sanitize(v.text).strip()))
+            console.print(Text(_block(v.text)))
         elif view.ok is False:
             console.print(Text(_line(f"Failed ({v.failure}): {v.message or ''}", 500),
                                style="red"))
@@ -104,7 +110,7 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
     if primary and primary in files:
         console.print()
         console.print(Rule(Text(_line(primary, 100), style="bold"), align="left"))
-        console.print(Text(sanitize(files[primary]).strip()))
+        console.print(Text(_block(files[primary])))
     t = summary.totals(views)
     console.print(Rule(style="dim"))
     console.print(Text(f"{t.turns} turns ({t.failed} failed) · {summary.fmt_cost(t)} · "
