@@ -94,7 +94,7 @@ def test_fail_on_lowers_the_bar(repo):
 
 
 def test_a_judge_that_never_answers_is_no_verdict_and_fail_open_says_so(repo):
-    lineup(repo.parent / "lineup.yaml", REVIEW_HANG=1, judge_timeout=0.02)
+    lineup(repo.parent / "lineup.yaml", REVIEW_HANG=1, judge_timeout=0.005)
     r = review(repo, "--base", "main")
     assert r.returncode == 3, r.stderr
     v, _ = outputs(r.stdout)

@@ -74,15 +74,16 @@ def test_a_debate_in_a_thread_is_cancelled_by_its_token_and_resume_finishes_it(h
 
 def test_two_debates_in_two_threads_keep_to_themselves(home, tmp_path):
     release, pids = tmp_path / "release", tmp_path / "pids"
+    later, later_pids = tmp_path / "later", tmp_path / "later-pids"
     pids.mkdir()
+    later_pids.mkdir()
     stopped_base, finished_base = tmp_path / "one", tmp_path / "two"
     stopped_base.mkdir()
     finished_base.mkdir()
     hanging, _ = config.load(write_config(tmp_path / "h.yaml",
                                           [sim("a"), hanger(release, pids)], rounds=0))
     quick, _ = config.load(write_config(tmp_path / "q.yaml",
-                                        [sim("b", DISPUTATIO_SIM_LATENCY=1), sim("c")],
-                                        rounds=1))
+                                        [hanger(later, later_pids), sim("c")], rounds=1))
     warned: list[str] = []
     stopped = RunContext(warn=warned.append, note=lambda _: None)
     finished = RunContext(warn=warned.append, note=lambda _: None)
@@ -91,15 +92,14 @@ def test_two_debates_in_two_threads_keep_to_themselves(home, tmp_path):
     wait_for(lambda: list(pids.iterdir()), 30, "the hanger runs")
     t2, box2 = in_thread(app.run, "q2", quick, app.RunOptions(quiet=True),
                          base=finished_base, context=finished)
-    # the second debate is under way when the first is cancelled
-    wait_for(lambda: "turn_started" in types(the_debate(finished_base))
-             if (finished_base / ".debate").is_dir() and
-             list((finished_base / ".debate").glob("debate-*/events.jsonl")) else False,
-             30, "the second debate runs")
+    # the second debate's agent is running when the first debate is cancelled
+    wait_for(lambda: list(later_pids.iterdir()), 30, "the second debate runs")
     stopped.cancel.cancel()
     t1.join(timeout=20)
+    assert not t1.is_alive()
+    later.touch()
     t2.join(timeout=60)
-    assert not t1.is_alive() and not t2.is_alive()
+    assert not t2.is_alive()
     assert "error" not in box1 and "error" not in box2, (box1.get("error"), box2.get("error"))
     assert box1["outcome"].code == app.EXIT_INTERRUPTED
     assert box2["outcome"].code == app.EXIT_OK and box2["outcome"].status == "resolved"

@@ -138,7 +138,7 @@ def test_turns_appended_by_another_process_arrive_within_2s(debate, home):
     with viewer(home) as (url, _):
         stream = Stream(url, f"/v1/debates/{debate.name}/stream", last_id=5)
         try:
-            writer = append_elsewhere(debate / "events.jsonl", 3, delay=0.3)
+            writer = append_elsewhere(debate / "events.jsonl", 3, delay=0.1)
             arrived = []
             for seq, _, _ in stream.events():
                 arrived.append((seq, time.time()))
