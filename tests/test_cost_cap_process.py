@@ -9,15 +9,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from support import run_cli, sim, write_config
+from support import FAKES, own_python, run_cli, sim, write_config
 
 pytestmark = pytest.mark.process
 
-PRICED = Path(__file__).parent / "fakes" / "priced.py"
+def _priced(home: Path) -> Path:
+    """A claude that answers and bills, beside the working directory."""
+    return own_python(FAKES / "priced.py", home.parent)
 
 
 def _lineup(home: Path, **top) -> Path:
-    debaters = [{"adapter": "claude", "name": n, "bin": str(PRICED)} for n in ("ada", "bo")]
+    priced = _priced(home)
+    debaters = [{"adapter": "claude", "name": n, "bin": str(priced)} for n in ("ada", "bo")]
     return write_config(home / "d.yaml", debaters, judge=sim("judge"), rounds=1, **top)
 
 
@@ -124,7 +127,8 @@ def test_a_cap_that_is_not_a_positive_finite_number_is_refused(home):
 def test_every_protocol_is_held_to_the_cap(home, protocol, cap, phase):
     """Three members at $0.10 a turn: the committee's second round (three turns) and the
     Door's first turn would each pass the cap; neither protocol knows of it."""
-    members = [{"adapter": "claude", "name": n, "bin": str(PRICED)} for n in ("ada", "bo", "cy")]
+    priced = _priced(home)
+    members = [{"adapter": "claude", "name": n, "bin": str(priced)} for n in ("ada", "bo", "cy")]
     cfg = home / "c.yaml"
     top = {"protocol": {"max_rounds": 3}} if protocol == "committee" else {}
     cfg.write_text(yaml.safe_dump({**top, "participants": members}))

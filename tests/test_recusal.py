@@ -12,9 +12,8 @@ import pytest
 
 from disputatio import config, ledger
 from disputatio.protocols import disputatio as proto
-from support import invoke, write_config
+from support import FAKES, invoke, own_python, write_config
 
-PRICED = Path(__file__).parent / "fakes" / "priced.py"   # a claude that answers and bills
 
 
 def claude_vs_codex(judge: dict, jury: list[dict] | None = None) -> config.DebateConfig:
@@ -57,12 +56,13 @@ def test_only_the_judges_the_protocol_seats_are_weighed():
     assert config.lineup_warnings(same, None) == []
 
 
-def test_a_committee_records_and_warns_of_its_lone_judge_as_ruling(home):
+def test_a_committee_records_and_warns_of_its_lone_judge_as_ruling(home, tmp_path):
+    priced = own_python(FAKES / "priced.py", tmp_path)   # a claude that answers and bills
     cfg = write_config(home / "d.yaml",
-                       [{"adapter": "claude", "name": "cl", "bin": str(PRICED)},
+                       [{"adapter": "claude", "name": "cl", "bin": str(priced)},
                         {"adapter": "simulated", "name": "sim", "model": "skeptic"}],
                        judge={"adapter": "claude", "name": "arbiter", "model": "m",
-                              "bin": str(PRICED)},
+                              "bin": str(priced)},
                        jury=[{"adapter": "simulated", "name": "free", "model": "judge"}],
                        rounds=1)
     r = invoke("q", "--config", str(cfg), "--protocol", "committee", "-q", cwd=home)
@@ -113,11 +113,12 @@ def test_the_progress_header_says_who_is_recused():
         "cl, co · judge arbiter (recused) · jury free"
 
 
-def test_a_ruling_says_who_was_recused(home):
+def test_a_ruling_says_who_was_recused(home, tmp_path):
+    priced = own_python(FAKES / "priced.py", tmp_path)
     cfg = write_config(home / "d.yaml",
-                       [{"adapter": "claude", "name": "cl", "bin": str(PRICED)},
+                       [{"adapter": "claude", "name": "cl", "bin": str(priced)},
                         {"adapter": "simulated", "name": "sim", "model": "skeptic"}],
-                       judge={"adapter": "claude", "name": "arbiter", "bin": str(PRICED)},
+                       judge={"adapter": "claude", "name": "arbiter", "bin": str(priced)},
                        jury=[{"adapter": "simulated", "name": "free", "model": "judge"}],
                        rounds=0)
     r = invoke("q", "--config", str(cfg), "-q", cwd=home)

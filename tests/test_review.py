@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
-from support import FAKES, ROOT, git, invoke, isolate_git, tree_digest, write
+from support import FAKES, ROOT, git, invoke, isolate_git, own_python, tree_digest, write
 from support.reviewing import (
     CHANGED,
     REVIEWER,
@@ -297,8 +297,8 @@ def test_the_quaestio_fits_the_protocols_budget_whatever_the_diff_and_request():
     assert "the diff below is cut" in text and "Look at the locking." in text
 
 
-def test_cost_per_agent_and_a_cost_cap_that_stops_the_review_is_no_verdict(repo):
-    priced = {"adapter": "claude", "bin": str(FAKES / "priced.py"),
+def test_cost_per_agent_and_a_cost_cap_that_stops_the_review_is_no_verdict(repo, tmp_path):
+    priced = {"adapter": "claude", "bin": str(own_python(FAKES / "priced.py", tmp_path)),
               "env": {"PRICED_COST": "0.10"}}
     judge = {"adapter": "command", "name": "judge", "argv": REVIEWER,
              "env": {"REVIEW_RULING": "clean"}}

@@ -17,12 +17,12 @@ filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer), ``DISPUTATIO_SI
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import sys
 import time
+import zlib
 
 LABEL = "_(simulated participant — no model was called)_"
 
@@ -31,7 +31,7 @@ def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
     phases = re.findall(r"\(phase: (\w+)", prompt)   # said at the end, under "Your turn"
     phase = phases[-1] if phases else "proposal"
     question = _section(prompt, "The question") or "the question"
-    digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
+    digest = f"{zlib.crc32(prompt.encode()):08x}"   # zlib: cheaper to import than hashlib
     if phase == "respondeo":
         return _ruling(prompt, question, env)
     if phase == "redactio":

@@ -24,11 +24,12 @@ from support.procs import (
     gone,
     kill_survivors,
     marked_processes,
+    own_python,
     wait_for,
 )
 
 __all__ = [
     "AGENT", "FAKES", "MARKER_VAR", "ROOT", "Ran", "alive", "config_file", "fake", "git", "gone",
-    "invoke", "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path",
+    "invoke", "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path", "own_python",
     "run_cli", "run_init", "sim", "tree_digest", "wait_for", "write", "write_config",
 ]

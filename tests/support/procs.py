@@ -85,6 +85,18 @@ def fake(name: str, **knobs) -> dict:
             "env": {f"FAKE_{k.upper()}": str(v) for k, v in knobs.items()}}
 
 
+def own_python(script: Path, into: Path) -> Path:
+    """An executable in ``into`` that runs ``script`` (as itself: its ``__file__`` is its own)
+    under this interpreter, for where a fake must be run by its path (a CLI's ``bin``):
+    ``#!/usr/bin/env python3`` would look python3 up on PATH, and a pyenv shim there costs a
+    dozen processes a run."""
+    launcher = into / script.name
+    launcher.write_text(f"#!{sys.executable}\nimport runpy\n"
+                        f"runpy.run_path({str(script)!r}, run_name='__main__')\n")
+    launcher.chmod(0o755)
+    return launcher
+
+
 def alive(pid: int) -> bool:
     """The process exists and is not a zombie."""
     try:
