@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -13,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from disputatio import adapters
+from disputatio import procs
 from disputatio.adapters import transport
 from disputatio.adapters.base import NOT_INSTALLED, UNPARSEABLE, Invocation, TurnRequest
 from disputatio.engine import resolve_bin
-from support import AGENT, FAKES, MARKER_VAR, gone, marked_processes, wait_for
+from support import AGENT, FAKES, MARKER_VAR, alive, gone, marked_processes, wait_for
 
 
 def run(tmp_path: Path, argv, env, timeout=30.0, stdin: bytes | None = None, **extra):
@@ -159,3 +161,41 @@ def test_missing_binary_is_not_installed(tmp_path, env, name):
     assert cap.spawn_error and "No such file" in cap.spawn_error
     result = adapter.parse(cap)
     assert result.failure == NOT_INSTALLED and "disputatio-no-such-cli" in result.message
+
+
+_HOST = """
+import sys
+from pathlib import Path
+from disputatio import procs
+from disputatio.adapters import transport
+from disputatio.adapters.base import Invocation
+if sys.argv[1] == "preexec":  # as on a machine without setpriv
+    procs.setpriv = lambda: None
+launch, preexec = procs.orphan_guard(["agent"], bwrap=False)
+assert (launch == ["agent"] and preexec is not None) == (sys.argv[1] == "preexec"), launch
+work = Path(sys.argv[2])
+transport.run(Invocation(argv=tuple(sys.argv[3:]), env={}), work, None, work / "raw", "turn")
+"""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("guard", ["setpriv", "preexec"])
+def test_the_agent_dies_with_a_killed_disputatio_whichever_guard_is_used(tmp_path, env, guard):
+    """The agent's parent-death signal, set by setpriv where it is or by a preexec function
+    where it is not: a ``kill -9`` of disputatio takes the agent with it either way."""
+    if guard == "setpriv" and procs.setpriv() is None:
+        pytest.skip("no setpriv that sets a parent-death signal on this machine")
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    host = subprocess.Popen([sys.executable, "-c", _HOST, guard, str(tmp_path), *AGENT],
+                            env={**env, "FAKE_HANG": "1", "FAKE_PID_DIR": str(pids)},
+                            stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: list(pids.iterdir()) or host.poll() is not None, 30, "the agent runs")
+        assert host.poll() is None, host.stderr.read().decode() if host.stderr else ""
+        agent = int(next(pids.iterdir()).name.rsplit("-", 1)[1])
+        assert alive(agent)
+    finally:
+        host.kill()
+        host.wait()
+    wait_for(lambda: not alive(agent), 5, "the agent died with its disputatio")

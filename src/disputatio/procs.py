@@ -1,10 +1,28 @@
 """Process identity, shared by whoever must tell a live process from a dead one or a reused
-pid: the leftover sweep of temp roots and the orphan sweep of agent processes."""
+pid (the leftover sweep of temp roots, the orphan sweep of agent processes), and the guard
+that takes an agent down with disputatio."""
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
+
+
+def _load_prctl():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_prctl = _load_prctl() if sys.platform.startswith("linux") else None
 
 
 def process_start(pid: int) -> str | None:
@@ -24,3 +42,40 @@ def process_start(pid: int) -> str | None:
     except PermissionError:  # alive, someone else's
         pass
     return "?"
+
+
+def orphan_guard(argv: list[str], bwrap: bool):
+    """``(argv, preexec_fn)`` such that the agent dies with disputatio, even on ``kill -9``.
+    A fenced agent has bwrap's ``--die-with-parent``; otherwise util-linux's ``setpriv`` sets
+    the parent-death signal just before it becomes the agent. Both leave Python free to
+    ``vfork``: a ``preexec_fn`` makes it copy this whole process per turn (milliseconds for a
+    large one), so it is only the last resort."""
+    if bwrap:
+        return argv, None
+    found = setpriv()
+    if found is not None:
+        return [found, "--pdeathsig", "KILL", "--", *argv], None
+    return argv, (die_with_parent if _prctl is not None else None)
+
+
+@functools.cache
+def setpriv() -> str | None:
+    """setpriv, if it is here and sets a parent-death signal (util-linux 2.33 and later)."""
+    path = shutil.which("setpriv") if _prctl is not None else None
+    if path is None:
+        return None
+    try:
+        probe = subprocess.run([path, "--pdeathsig", "KILL", "--", path, "--version"],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if probe.returncode == 0 else None
+
+
+def die_with_parent() -> None:
+    """In the child before exec: if disputatio is killed (even ``kill -9``), the kernel kills
+    the agent too, so no CLI keeps running unobserved. Loaded in the parent, because a child
+    forked from a threaded process must not import anything."""
+    if _prctl is not None:
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

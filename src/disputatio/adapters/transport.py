@@ -19,7 +19,6 @@ import select
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -28,7 +27,7 @@ from pathlib import Path
 from disputatio.adapters import fence as fencing
 from disputatio.adapters.base import Capture, GiveUp, Invocation
 from disputatio.cancel import CancelToken
-from disputatio.procs import process_start
+from disputatio.procs import orphan_guard, process_start
 from disputatio.snapshot import make_root, remove_tree
 
 TERM_GRACE_S = 2.0
@@ -106,8 +105,9 @@ def run(
         return Capture(stdout_path, stderr_path, interrupted=True,
                        context=invocation.context)
     fence = current_fence()
-    if fence.on and (missing := _exec_error(argv[0], env)):
-        # inside the fence bwrap would report it as its own failure: say it as the OS would
+    if missing := _exec_error(argv[0], env):
+        # bwrap or setpriv (see _orphan_guard) would report it as their own failure: say it
+        # as the OS would
         return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {missing}",
                        context=invocation.context)
     private = make_root("fence") if fence.on else None
@@ -144,10 +144,11 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         stdin = (_sealed_copy(stdin_path) if bwrap else open(stdin_path, "rb")) if stdin_path \
             else subprocess.DEVNULL
+        launch, preexec = orphan_guard(argv, bwrap)
         try:
             proc = subprocess.Popen(
-                argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=_die_with_parent,
+                launch, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err,
+                start_new_session=True, preexec_fn=preexec,
             )
         except OSError as exc:
             return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {exc.strerror}",
@@ -281,18 +282,6 @@ def live_pids() -> list[int]:
         return list(_live)
 
 
-def _load_prctl():
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_prctl = _load_prctl() if sys.platform.startswith("linux") else None
-
-
 def _owner() -> str:
     return f"{os.getpid()}:{process_start(os.getpid())}"
 
@@ -320,13 +309,6 @@ def sweep_orphans() -> list[int]:
                 break
     return killed
 
-
-def _die_with_parent() -> None:
-    """In the child before exec: if disputatio is killed (even ``kill -9``), the kernel kills
-    the agent too, so no CLI keeps running unobserved. Loaded in the parent, because a child
-    forked from a threaded process must not import anything."""
-    if _prctl is not None:
-        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _end_group(proc: subprocess.Popen) -> None:
