@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from disputatio import config, ledger
 from disputatio.protocols import disputatio as proto
 from support import FAKES, invoke, own_python, write_config
-
 
 
 def claude_vs_codex(judge: dict, jury: list[dict] | None = None) -> config.DebateConfig:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from disputatio import adapters
-from disputatio import procs
+from disputatio import adapters, procs
 from disputatio.adapters import transport
 from disputatio.adapters.base import NOT_INSTALLED, UNPARSEABLE, Invocation, TurnRequest
 from disputatio.engine import resolve_bin

@@ -30,6 +30,7 @@ from support.procs import (
 
 __all__ = [
     "AGENT", "FAKES", "MARKER_VAR", "ROOT", "Ran", "alive", "config_file", "fake", "git", "gone",
-    "invoke", "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path", "own_python",
-    "run_cli", "run_init", "sim", "tree_digest", "wait_for", "write", "write_config",
+    "invoke", "isolate_git", "kill_survivors", "make_repo", "marked_processes", "one_path",
+    "own_python", "run_cli", "run_init", "sim", "tree_digest", "wait_for", "write",
+    "write_config",
 ]
