@@ -11,6 +11,7 @@ import pytest
 
 from disputatio.adapters import fence
 from disputatio.adapters.fence import StateDir
+from support import invoke
 
 
 def test_bwrap_argv_binds_in_an_order_where_the_narrow_grant_wins():
@@ -110,8 +111,21 @@ def test_modes(monkeypatch):
     with pytest.raises(fence.FenceUnavailable, match="required but unavailable: no bwrap"):
         fence.choose("require")
     assert fence.default_mode({"DISPUTATIO_FENCE": "Require"}) == "require"
-    assert fence.default_mode({"DISPUTATIO_FENCE": "bogus"}) == "auto"
-    assert fence.default_mode({}) == "auto"
+    with pytest.raises(ValueError, match="DISPUTATIO_FENCE='requir' is not a fence mode"):
+        fence.default_mode({"DISPUTATIO_FENCE": "requir"})
+    assert fence.default_mode({}) == fence.default_mode({"DISPUTATIO_FENCE": " "}) == "auto"
+
+
+def test_a_misspelt_fence_variable_is_refused_before_anything_is_made(home):
+    bad = {"DISPUTATIO_FENCE": "requir"}
+    for args in (("--demo", "Q?"), ("doctor", "--demo")):
+        r = invoke(*args, cwd=home, env=bad)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.splitlines() == [
+            "error: DISPUTATIO_FENCE='requir' is not a fence mode (auto, require or off)"], args
+    assert not (home / ".debate").exists()
+    ran = invoke("--demo", "Q?", "-q", "--fence", "off", cwd=home, env=bad)  # the flag wins
+    assert ran.returncode == 0, ran.stderr
 
 
 def test_the_probe_names_why_there_is_no_fence():

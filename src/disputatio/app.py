@@ -345,7 +345,7 @@ def choose_fence(mode: str | None, context: RunContext | None = None) -> fencing
     too, unless the user turned it off."""
     try:
         fence = fencing.choose(mode or fencing.default_mode())
-    except fencing.FenceUnavailable as exc:
+    except (fencing.FenceUnavailable, ValueError) as exc:
         raise UsageError(str(exc)) from None
     if not fence.on and fence != fencing.OFF:
         (context or RunContext()).warn(

@@ -81,9 +81,14 @@ def choose(mode: str = "auto") -> Fence:
 
 
 def default_mode(environ: Mapping[str, str] = os.environ) -> str:
-    """``$DISPUTATIO_FENCE`` when it names a mode, else ``auto``."""
-    mode = environ.get(MODE_VAR, "").strip().lower()
-    return mode if mode in MODES else "auto"
+    """``$DISPUTATIO_FENCE`` (in any case), else ``auto``. A value that names no mode is a
+    ValueError, never a quiet ``auto``: a misspelt ``require`` would run agents unfenced."""
+    raw = environ.get(MODE_VAR, "").strip()
+    if not raw:
+        return "auto"
+    if raw.lower() not in MODES:
+        raise ValueError(f"{MODE_VAR}={raw[:40]!r} is not a fence mode (auto, require or off)")
+    return raw.lower()
 
 
 def available() -> Fence:

@@ -61,7 +61,11 @@ def use_fence(fence: fencing.Fence | None) -> None:
 def current_fence() -> fencing.Fence:
     global _fence
     if _fence is None:
-        _fence = fencing.choose(fencing.default_mode())
+        try:   # a command chooses (app.choose_fence) and refuses a bad value before this
+            mode = fencing.default_mode()
+        except ValueError:
+            mode = "auto"
+        _fence = fencing.choose(mode)
     return _fence
 
 
