@@ -9,7 +9,7 @@ from typing import Any
 from disputatio.events import HumanActed
 from disputatio.protocols import judging, labels, rulings
 from disputatio.protocols.base import Presentation, Turn, contribution, human_lines
-from disputatio.protocols.committee import (
+from disputatio.protocols.committee_meeting import (
     CLOSE,
     PHASE,
     Meeting,
