@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from disputatio.adapters import fence
-from disputatio.workspace import Workspaces, open_snapshot
+from disputatio.snapshot import open_snapshot
+from disputatio.workspace import Workspaces
 from support import MARKER_VAR, git, gone, kill_survivors, make_repo, run_cli, write_config
 from support.procs import sh
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from disputatio.workspace import Workspaces, open_snapshot
+from disputatio.snapshot import open_snapshot
+from disputatio.workspace import Workspaces
 from support import hostile
 from support.git import git, tree_digest
 from support.hostile import HOSTILE, assert_untouched, user_digest

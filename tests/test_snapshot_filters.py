@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from disputatio import ledger
-from disputatio.workspace import WorkspaceError, Workspaces, open_snapshot
+from disputatio.gitenv import WorkspaceError
+from disputatio.snapshot import open_snapshot
+from disputatio.workspace import Workspaces
 from support import git, invoke, isolate_git, tree_digest, write, write_config
 
 POINTER = ("version https://git-lfs.github.com/spec/v1\n"

@@ -12,14 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from disputatio.snapshot import boot_id, process_start
-from disputatio.workspace import (
-    WorkspaceError,
-    Workspaces,
-    agent_env,
-    open_snapshot,
-    sweep_leftovers,
-)
+from disputatio.gitenv import WorkspaceError, agent_env
+from disputatio.procs import process_start
+from disputatio.snapshot import open_snapshot
+from disputatio.temproots import boot_id, sweep_leftovers
+from disputatio.workspace import Workspaces
 from support import git, isolate_git, make_repo, tree_digest
 
 
@@ -416,7 +413,8 @@ def test_agent_env(tmp_path):
 def test_sweep_after_kill_9(tmp_path, private_tmp):
     repo = make_repo(tmp_path / "repo")
     code = ("import sys, time\nfrom pathlib import Path\n"
-            "from disputatio.workspace import Workspaces, open_snapshot\n"
+            "from disputatio.snapshot import open_snapshot\n"
+            "from disputatio.workspace import Workspaces\n"
             "ws = Workspaces(open_snapshot(Path(sys.argv[1])), ['a'])\nws.path_for('a')\n"
             "print(ws.root, ws.snapshot.root, flush=True)\ntime.sleep(120)\n")
     child = subprocess.Popen([sys.executable, "-c", code, str(repo)], stdout=subprocess.PIPE,

@@ -447,7 +447,8 @@ def check_binaries(cfg: DebateConfig) -> None:
 def _snapshot(repo: str | None, include_uncommitted: bool, ctx: RunContext,
               at: str | None = None):
     """Clear what dead runs left behind, then snapshot the repository (None: no repository)."""
-    from disputatio.workspace import open_snapshot, sweep_leftovers
+    from disputatio.snapshot import open_snapshot
+    from disputatio.temproots import sweep_leftovers
 
     sweep_leftovers()
     transport.sweep_orphans()

@@ -31,8 +31,8 @@ from disputatio.adapters.base import INTERRUPTED, Invocation, TurnRequest, TurnR
 from disputatio.cancel import CancelToken
 from disputatio.config import DebateConfig, Participant, user_config_path
 from disputatio.engine import participant_bin, probe_version
+from disputatio.gitenv import agent_env
 from disputatio.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Outcome
-from disputatio.workspace import agent_env
 
 CANARY = "This is a connectivity check. Reply with the single word OK and nothing else."
 CANARY_TIMEOUT_S = 90.0

@@ -30,10 +30,10 @@ from disputatio.adapters.base import (
 )
 from disputatio.cancel import CancelToken
 from disputatio.config import Participant, user_config_path
+from disputatio.gitenv import WorkspaceError, agent_env
 from disputatio.ledger import Event, Ledger
 from disputatio.protocols.base import Step, TurnSpec
 from disputatio.text import fmt_size, one_line, sanitize
-from disputatio.workspace import WorkspaceError, agent_env
 
 VERSION_WAIT_S = 3.0
 # what the ledger, the artifacts and other agents' prompts may hold of one answer, in characters;

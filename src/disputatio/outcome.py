@@ -58,7 +58,7 @@ def failure(exc: BaseException) -> tuple[str, int] | None:
     # imported here: loading the lineup's models is the slow part of starting up, and a
     # command that never read a config (--verify) should not pay for it to report an error
     from disputatio.config import ConfigError
-    from disputatio.snapshot import WorkspaceError
+    from disputatio.gitenv import WorkspaceError
 
     if isinstance(exc, ConfigError | WorkspaceError):
         return str(exc), EXIT_USAGE

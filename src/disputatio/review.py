@@ -17,9 +17,9 @@ from pathlib import Path
 from disputatio import app, events, ledger, verdict
 from disputatio.config import DebateConfig
 from disputatio.context import RunContext
+from disputatio.gitenv import SAFE_FLAGS, WorkspaceError, git, one_line, user_env
 from disputatio.outcome import EXIT_INTERRUPTED, EXIT_OK, Outcome, UsageError
 from disputatio.protocols.base import QUAESTIO_BUDGET
-from disputatio.snapshot import SAFE_FLAGS, WorkspaceError, git, one_line, user_env
 from disputatio.text import cut, fair_caps
 
 # the quaestio's budget: the review's own words, then the asker's request, the rest the diff's

@@ -8,7 +8,7 @@ Cost (file creation dominates): one checkout per participant, all made in backgr
 soon as Workspaces exists; before a turn a stat walk of ``.git`` plus one ``git status`` (~0.1 s
 on 20,000 files) decide whether anything needs a reset; removal runs in the background.
 
-Private temp root (0700, prefix ``disputatio-``)::
+Private temp root (temproots.py: 0700, prefix ``disputatio-``)::
 
     owner.json              pid + process start time, read by sweep_leftovers()
     p/<name>/<repo name>/   a participant's checkout (p/<name>/workspace/: an empty dir)
@@ -17,40 +17,18 @@ Private temp root (0700, prefix ``disputatio-``)::
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from disputatio.procs import process_start
-from disputatio.snapshot import (
-    OWNER_FILE,
-    ROOT_PREFIX,
-    SAFE_FLAGS,
-    Procs,
-    Snapshot,
-    WorkspaceError,
-    boot_id,
-    copy_file,
-    git,
-    make_root,
-    one_line,
-    open_snapshot,
-    own_env,
-    remove_root,
-    remove_tree,
-)
-
-__all__ = ["Snapshot", "WorkspaceError", "Workspaces", "agent_env", "open_snapshot",
-           "sweep_leftovers"]
-
-MARKERLESS_GRACE_S = 3600.0  # a root without its marker yet may be being born in another run
+from disputatio.gitenv import SAFE_FLAGS, Procs, WorkspaceError, git, one_line, own_env
+from disputatio.snapshot import Snapshot, copy_file
+from disputatio.temproots import make_root, remove_root, remove_tree
 
 
 @dataclass(eq=False)
@@ -416,66 +394,3 @@ def _safe_name(name: str, used: set[str], default: str) -> str:
         out = f"{base}-{n}"
     used.add(out.casefold())
     return out
-
-
-# ---------------------------------------------------------------- leftovers, environment
-
-
-def sweep_leftovers() -> list[Path]:
-    """Remove temp roots whose owner died (kill -9, power loss). A root whose owner is alive
-    (same pid *and* same process start time) is never touched, so concurrent runs are safe."""
-    removed = []
-    try:
-        entries = [e for e in os.scandir(tempfile.gettempdir()) if e.name.startswith(ROOT_PREFIX)]
-    except OSError:
-        return []
-    for entry in entries:
-        path, st = Path(entry.path), _lstat(Path(entry.path))
-        if st and stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not _alive(path, st):
-            remove_tree(path)
-            if not os.path.lexists(path):
-                removed.append(path)
-    return removed
-
-
-def _alive(root: Path, st: os.stat_result) -> bool:
-    try:
-        marker = json.loads((root / OWNER_FILE).read_text())
-        pid, start = int(marker["pid"]), marker.get("start")
-    except (OSError, ValueError, KeyError, TypeError):
-        return time.time() - st.st_mtime < MARKERLESS_GRACE_S
-    if marker.get("boot") and boot_id() and marker["boot"] != boot_id():
-        return False
-    now = process_start(pid)
-    return now is not None and (start is None or now == "?" or now == start)
-
-
-# Variables that tell git where a repository, an index, objects or config are.
-_GIT_LOCATORS = {
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
-    "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_SHALLOW_FILE",
-    "GIT_GRAFT_FILE", "GIT_REPLACE_REF_BASE", "GIT_QUARANTINE_PATH", "GIT_INTERNAL_SUPER_PREFIX",
-    "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-}
-
-
-def agent_env(base: Mapping[str, str], cwd: Path, repo: Path | None = None) -> dict[str, str]:
-    """An agent's environment for its workspace: PWD/OLDPWD there, no variable locating a git
-    repository, discovery fenced at the workspace's parent (a deleted .git cannot make git find
-    another repository higher up) and, given the user's repository, no value naming it: PATH-like
-    lists lose the entries inside it (a project's .venv/bin), other such variables go."""
-    env = {k: v for k, v in base.items()
-           if k not in _GIT_LOCATORS and not k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
-    needles = {str(repo), os.path.realpath(repo)} if repo is not None else set()
-    for k, v in list(env.items()):
-        if any(n in v for n in needles):
-            kept = os.pathsep.join(p for p in v.split(os.pathsep)
-                                   if not any(p == n or p.startswith(n + os.sep) for n in needles))
-            if kept and not any(n in kept for n in needles):
-                env[k] = kept
-            else:
-                del env[k]
-    env.update(PWD=str(cwd), OLDPWD=str(cwd), GIT_CEILING_DIRECTORIES=str(Path(cwd).parent),
-               GIT_LFS_SKIP_SMUDGE="1")
-    return env

@@ -25,7 +25,7 @@ from disputatio.adapters import base as adapter_base
 from disputatio.adapters import fence as fencing
 from disputatio.adapters import get, transport
 from disputatio.adapters.base import TurnRequest, TurnResult
-from disputatio.workspace import agent_env
+from disputatio.gitenv import agent_env
 from support.real_tier import read_call
 
 from .clis import NAMES, cli_setup, shared_xdg_cache

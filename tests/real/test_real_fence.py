@@ -27,7 +27,7 @@ import yaml
 from disputatio.adapters import fence as fencing
 from disputatio.adapters import get, transport
 from disputatio.adapters.base import Invocation, TurnRequest, TurnResult
-from disputatio.workspace import agent_env
+from disputatio.gitenv import agent_env
 from support.real_tier import WIRE, git, run_debate
 
 from .clis import NAMES, clean_env, cli_setup, participant_entry, write_lineup

@@ -28,7 +28,7 @@ from disputatio.adapters import fence as fencing
 from disputatio.adapters.base import Capture, GiveUp, Invocation
 from disputatio.cancel import CancelToken
 from disputatio.procs import orphan_guard, process_start
-from disputatio.snapshot import make_root, remove_tree
+from disputatio.temproots import make_root, remove_tree
 
 TERM_GRACE_S = 2.0
 # how often a watched turn's output is read (see GiveUp), and the longest line it matches
