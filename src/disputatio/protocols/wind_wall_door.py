@@ -13,26 +13,22 @@ approving ends the debate as ``synthesis``; a synthesis still rejected after
 contract (deterministic rules): a breach is a warning, or with ``strict`` a refused turn the
 role answers again (at most ``max_redos`` times, then ``force_closed``).
 
-The rules over text are in ``wind_wall_door_rules``, how the debate reads in
-``wind_wall_door_view``.
+The roles, the settings' model and the state are in ``wind_wall_door_state``, the rules over text in
+``wind_wall_door_rules``, how the debate reads in ``wind_wall_door_view``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel
 
-from disputatio.events import DebateStarted, EventData
-from disputatio.protocols import labels
+from disputatio.events import EventData
 from disputatio.protocols.base import (
     QUAESTIO_BUDGET,
     TRANSCRIPT_BUDGET,
     Ask,
-    DebateState,
     Done,
     Ending,
     Places,
@@ -55,45 +51,25 @@ from disputatio.protocols.wind_wall_door_rules import (  # noqa: F401  (the rule
     parse_pick,
     parse_vote,
 )
+from disputatio.protocols.wind_wall_door_state import (
+    ROLES,
+    TITLE,
+    VOICE,
+    Config,
+    Course,
+    State,
+    number,
+    rank,
+    where_of,
+)
+from disputatio.protocols.wind_wall_door_view import present
 from disputatio.text import fair_caps, one_line
 
 # the synthesis voted on and a rejection's feedback, shown again beside the transcript: with
 # it and the quaestio a prompt stays within base's ~300k characters
 FOCUS_BUDGET = 40_000
-ROLES = ("wind", "wall", "door")
-TITLE = {"wind": "Wind", "wall": "Wall", "door": "Door"}
-VOICE = {"wind": "What if…", "wall": "Yes, but…", "door": "Therefore…"}
-MODE = {"wind": "pathos", "wall": "ethos", "door": "logos"}
 # the lineup's judge takes no part: nobody rules, nobody is recused
 SEATED_JUDGES = None
-
-
-class Config(BaseModel):
-    """The settings under the lineup's ``protocol:`` key; ``--rounds`` is ``max_rounds``. The
-    lineup's top-level ``rounds`` (the disputatio protocol's reaction rounds) is not read."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    wind: str | None = None          # the participant playing each role (default: lineup order)
-    wall: str | None = None
-    door: str | None = None
-    order: Literal["fixed", "mediated"] = "fixed"
-    mediator: str | None = None      # mediated order: who picks (None: the human, --human)
-    max_rounds: int = Field(4, ge=1, le=20)
-    max_turns: int = Field(12, ge=1, le=60)
-    max_refinement_loops: int = Field(3, ge=0, le=10)
-    strict: bool = False
-    max_redos: int = Field(2, ge=0, le=5)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _rounds_flag(cls, data: Any, info: ValidationInfo) -> Any:
-        if isinstance(data, dict) and "rounds" in data:
-            data = dict(data)
-            rounds = data.pop("rounds")
-            if "rounds" in ((info.context or {}).get("flags") or ()):
-                data["max_rounds"] = rounds
-        return data
 
 
 def check(config: BaseModel, participants: list[str], human: bool) -> Config:
@@ -122,46 +98,11 @@ def started(config: BaseModel) -> dict[str, Any]:
     return {"rounds": config.max_rounds, "settings": config.model_dump()}
 
 
-@dataclass
-class State(DebateState):
-    cfg: Config = field(default_factory=Config)
-
-    def fold(self, event: EventData) -> None:
-        if isinstance(event, DebateStarted) and event.settings is not None:
-            self.cfg = Config.model_validate(event.settings)
-
-    def player(self, role: str) -> str:
-        return (getattr(self.cfg, role) if role in ROLES else None) or ""
-
-    def label(self, role: str) -> str:
-        return f"{TITLE[role]} ({self.player(role)})"
-
-    def seen(self, role: str) -> str:
-        """A role as agents read it: its player by the neutral label, never by name."""
-        return f"{TITLE[role]} ({self.called(self.player(role))})"
-
-    def called(self, name: str) -> str:
-        return labels.of(self.started).get(name, "a participant")
-
-
 def state(events: Iterable[Any]) -> State:
     return State.from_events(events)
 
 
 # --- the course of the debate -------------------------------------------------------------
-
-@dataclass
-class Course:
-    """The debate as the rules read it: the turns that stand, notes of ours for debate.md,
-    the votes, the latest synthesis, and what comes next."""
-
-    spoken: list[tuple[str, Turn]] = field(default_factory=list)   # (role, turn) that stand
-    notes: dict[str, list[str]] = field(default_factory=dict)   # on a turn id / before turn n
-    votes: list[tuple[int, str, str, Turn]] = field(default_factory=list)
-    synthesis: Turn | None = None
-    called: int = 0                  # the debate turn on which Door called the vote
-    next: Step | Ask | Done = Done("")
-
 
 def course(s: State) -> Course:
     c = Course()
@@ -366,34 +307,6 @@ def _heading(s: State, role: str, t: Turn) -> str:
     return f"{s.seen(role)}, {where} — “{VOICE[role]}”"
 
 
-def number(turn_id: str) -> int:
-    """The turn's n (debate turns, picks) or the synthesis's k (votes, refinements)."""
-    m = re.match(r"(?:turn|pick|vote|refine)-(\d+)", turn_id)
-    return int(m.group(1)) if m else 0
-
-
-def rank(turn_id: str) -> tuple:
-    """Where a turn sits: debate turns (a pick before its turn, redos after), then each
-    synthesis's votes and the refinement they led to."""
-    n = number(turn_id)
-    redo = int(turn_id.rsplit(".redo-", 1)[1]) if ".redo-" in turn_id else 0
-    if turn_id.startswith(("vote-", "refine-")):
-        return (1, n, turn_id.startswith("refine-"), "wall" in turn_id, redo)
-    return (0, n, not turn_id.startswith("pick-"), 0, redo)
-
-
-def where_of(turn_id: str) -> str:
-    """A turn's place, in a sentence (progress, failures, the degradation lines)."""
-    n = number(turn_id)
-    if turn_id.startswith("vote-"):
-        return f"the vote on synthesis {n}"
-    if turn_id.startswith("refine-"):
-        return f"refinement {n}"
-    if turn_id.startswith("pick-"):
-        return f"the pick for turn {n}"
-    return f"turn {n}"
-
-
 # --- the protocol's policy, as app asks for it ------------------------------------------
 
 def lineup_line(s: State) -> str:
@@ -445,6 +358,4 @@ def ending(done: Done, primary: str) -> Ending:
 
 def presentation(s: State) -> Presentation:
     """How its debate reads (``wind_wall_door_view``): the course, as the rules read it."""
-    from disputatio.protocols.wind_wall_door_view import present
-
     return present(s, course(s))

@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 from disputatio.protocols.base import Done, Presentation, Turn, human_lines
-from disputatio.protocols.wind_wall_door import (
+from disputatio.protocols.wind_wall_door_rules import CALL, REJECT
+from disputatio.protocols.wind_wall_door_state import (
     MODE,
     ROLES,
     TITLE,
@@ -16,7 +17,6 @@ from disputatio.protocols.wind_wall_door import (
     rank,
     where_of,
 )
-from disputatio.protocols.wind_wall_door_rules import CALL, REJECT
 from disputatio.text import one_line, quote, sanitize
 
 
