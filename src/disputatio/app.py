@@ -5,17 +5,12 @@ be hosted by any face, from any thread; the debate folder's files are in ``folde
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
-from dataclasses import dataclass
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from disputatio import __version__, config, costs, folder, ledger, protocols, redact, signing
 from disputatio import progress as progress_view
-from disputatio.adapters import fence as fencing
 from disputatio.adapters import transport
 from disputatio.config import DebateConfig, Participant
 from disputatio.context import RunContext
@@ -36,6 +31,13 @@ from disputatio.outcome import (
     Outcome,
     UsageError,
 )
+from disputatio.preflight import (  # the faces read RunOptions and choose_fence through app
+    RunOptions,
+    apply_flags,
+    check_binaries,
+    choose_fence,
+    protocol_settings,
+)
 from disputatio.protocols import labels
 from disputatio.protocols.base import Ask, Done, Refused
 from disputatio.render import summary
@@ -44,34 +46,17 @@ LINEUP_FILE = folder.LINEUP_FILE
 DEBATES = folder.DEBATES
 
 
-@dataclass
-class RunOptions:
-    rounds: int | None = None
-    repo: str | None = None
-    timeout_minutes: float | None = None
-    budget_usd: float | None = None
-    include_uncommitted: bool | None = None
-    max_parallel: int | None = None
-    quiet: bool = False
-    sign: bool = False
-    fence: str | None = None
-    human: bool = False   # a human in the loop: the context must carry a face that asks them
-    at: str | None = None   # the commit agents see instead of HEAD (a review's head)
-    max_cost_usd: float | None = None   # the debate-wide cost cap (--max-cost)
-    review: dict | None = None   # a review's settings, recorded for resume (review.py)
-
-
 def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None = None,
         protocol: str = "disputatio", context: RunContext | None = None) -> Outcome:
     """Start a new debate in ``<base>/.debate/debate-<UTC ts>/`` and carry it as far as it goes."""
     ctx = context or RunContext()
     if not quaestio.strip():
         raise UsageError("the quaestio is empty: give a question, or --file PATH")
-    cfg = _apply(cfg, options)
+    cfg = apply_flags(cfg, options)
     if cfg.include_uncommitted and not cfg.repo:
         raise UsageError("--include-uncommitted needs a repository (--repo PATH)")
     rules = protocols.get(protocol)
-    settings = _settings(rules, cfg, options)
+    settings = protocol_settings(rules, cfg, options)
     if options.human and ctx.human is None:
         raise UsageError("--human needs a terminal to ask you on")
     check_binaries(cfg)
@@ -337,112 +322,7 @@ def _append(led: ledger.Ledger, event: EventData) -> None:
     led.append(event.TYPE, event.to_data())
 
 
-# --- helpers ----------------------------------------------------------------------------
-
-def choose_fence(mode: str | None, context: RunContext | None = None) -> fencing.Fence:
-    """The write fence for this command's agents (``require`` without one: exit 2 before
-    anything is made). Without a fence the debate still runs and the ledger says so; a warning
-    too, unless the user turned it off."""
-    try:
-        fence = fencing.choose(mode or fencing.default_mode())
-    except (fencing.FenceUnavailable, ValueError) as exc:
-        raise UsageError(str(exc)) from None
-    if not fence.on and fence != fencing.OFF:
-        (context or RunContext()).warn(
-            f"no write fence: {fence.reason}; only each CLI's own read-only settings keep "
-            "the agents from writing outside their checkouts")
-    transport.use_fence(fence)
-    return fence
-
-
-def _apply(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
-    """Flags over file values, validated like the file (``--rounds 25`` is refused too)."""
-    data = cfg.model_dump(exclude_none=True)
-    flags = {"rounds": o.rounds, "repo": o.repo, "timeout_minutes": o.timeout_minutes,
-             "include_uncommitted": o.include_uncommitted,
-             "max_parallel": o.max_parallel, "fence": o.fence, "max_cost_usd": o.max_cost_usd}
-    data.update({k: v for k, v in flags.items() if v is not None})
-    try:
-        applied = DebateConfig.model_validate(data)
-        applied._source = cfg._source
-        return applied
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        flag = where.replace("_minutes", "").replace("_usd", "").replace("_", "-")
-        raise UsageError(f"--{flag}: {err['msg']}") from None
-
-
-def _settings(rules, cfg: DebateConfig, options: RunOptions):
-    """The protocol's settings: its ``protocol:`` key over the lineup's top-level ``rounds``,
-    ``--rounds`` over both (when its settings have ``rounds``: a protocol may have none); a
-    wrong one is one line naming the key."""
-    has_rounds = _takes_rounds(rules, cfg.rounds)
-    if options.rounds is not None and not has_rounds:
-        raise UsageError("--rounds: this protocol has no rounds")
-    base = {"rounds": cfg.rounds} if has_rounds else {}
-    data = {**base, **cfg.protocol}
-    if options.rounds is not None:
-        data["rounds"] = options.rounds
-    try:
-        # which settings came from the command line: a protocol may read --rounds otherwise
-        # than the lineup's top-level default
-        flags = {"rounds"} if options.rounds is not None else set()
-        settings = rules.Config.model_validate(data, context={"flags": flags})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = "protocol." + ".".join(str(x) for x in err["loc"])
-        key = tuple(str(x) for x in err["loc"])
-        # a rounds the protocol key does not set is the lineup's top-level one
-        from_top = key[:1] == ("rounds",) and "rounds" not in cfg.protocol
-        line = cfg.place("rounds") if from_top else cfg.place("protocol", *key)
-        if flags and _valid(rules, {**base, **cfg.protocol}):
-            where, line = "--rounds", ""   # the file alone is fine: the flag is what is wrong
-        what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
-        raise UsageError(f"{line}{where}: {what}") from None
-    check = getattr(rules, "check", None)   # optional: the settings against the lineup
-    if check is None:
-        return settings
-    try:
-        return check(settings, [p.display for p in cfg.participants], options.human)
-    except ValueError as exc:
-        raise UsageError(f"{cfg.place('protocol')}{exc}") from None
-
-
-def _takes_rounds(rules, rounds: int) -> bool:
-    """Whether the protocol's settings take ``rounds`` (a field, or read by a validator)."""
-    try:
-        rules.Config.model_validate({"rounds": rounds}, context={"flags": set()})
-    except ValidationError as exc:
-        return not any(e["type"] == "extra_forbidden" and tuple(e["loc"]) == ("rounds",)
-                       for e in exc.errors())
-    return True
-
-
-def _valid(rules, data: dict) -> bool:
-    try:
-        rules.Config.model_validate(data, context={"flags": set()})
-    except ValidationError:
-        return False
-    return True
-
-
-def check_binaries(cfg: DebateConfig) -> None:
-    """Every CLI of the lineup must exist before a debate folder is made and tokens are spent."""
-    from disputatio.engine import participant_bin
-
-    seats = [*cfg.participants, *[p for p in (cfg.judge, cfg.synthesizer) if p is not None],
-             *config.jury_seats(cfg).values()]
-    for p in seats:
-        found = participant_bin(p)
-        if Path(found).is_dir() or (Path(found).is_file() and not os.access(found, os.X_OK)):
-            what = "a directory" if Path(found).is_dir() else "not executable"
-            raise UsageError(f"{p.display}: '{found}' is {what}; set 'bin:' in the config to "
-                             "the CLI's executable")
-        if not Path(found).is_file():
-            raise UsageError(f"{p.display}: '{found}' is not installed or not on PATH (set "
-                             "'bin:' in the config, run disputatio --init, or try --demo)")
-
+# --- the repository's snapshot, the lineup as recorded ----------------------------------
 
 def _snapshot(repo: str | None, include_uncommitted: bool, ctx: RunContext,
               at: str | None = None):
