@@ -1,5 +1,6 @@
 """The debate lineup as pydantic models (strict types): the participants, the judge, its jury,
-the synthesizer, prices and the debate's settings, each refusing what YAML would misread.
+the synthesizer, prices and the debate's settings, each refusing what YAML would misread;
+the jurors' seats and the cost cap's warnings, read off a validated lineup.
 
 ``config`` reads a lineup into these models (and re-exports them); ``judges`` weighs its
 judges.
@@ -273,7 +274,6 @@ class DebateConfig(BaseModel):
             name = j.name or f"juror-{j.display}"
             out.append((name, j.entry().model_copy(update={"name": name}), j.weight))
         return out
-
 
 
 def jury_seats(cfg: DebateConfig) -> dict[str, Participant]:
