@@ -162,6 +162,50 @@ def test_missing_binary_is_not_installed(tmp_path, env, name):
     assert result.failure == NOT_INSTALLED and "disputatio-no-such-cli" in result.message
 
 
+def test_a_script_whose_interpreter_is_missing_is_not_installed(tmp_path, env):
+    """As execve says it (ENOENT), not as the execvp of bwrap or setpriv would: exit 127."""
+    script = tmp_path / "cli"
+    script.write_text("#!/nonexistent/interpreter\necho never\n")
+    script.chmod(0o755)
+    cap = run(tmp_path, [str(script)], env)
+    assert cap.spawn_error == f"{script}: No such file or directory"
+    assert adapters.get("command").parse(cap).failure == NOT_INSTALLED
+
+
+def test_a_relative_program_is_found_from_the_turns_directory(tmp_path, env):
+    work = tmp_path / "work"
+    (work / "tools").mkdir(parents=True)
+    tool = work / "tools" / "agent"
+    tool.write_text(f"#!{sys.executable}\nprint('found from', __import__('os').getcwd())\n")
+    tool.chmod(0o755)
+    cap = transport.run(Invocation(argv=("tools/agent",), env={}), work, 30, tmp_path / "raw",
+                        "turn", env)
+    assert cap.spawn_error is None and cap.exit_code == 0, cap.spawn_error
+    assert cap.read_stdout().strip() == f"found from {work}"
+
+
+def test_a_turn_runs_when_descriptors_above_1024_are_in_use(tmp_path, env):
+    """The exit is waited for with poll(), which takes any descriptor; select() refuses one
+    numbered 1024 or more, and a process holding many files hands those out."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if min(hard, 1 << 16) < 1200:
+        pytest.skip(f"the open-files limit ({hard}) is below 1200")
+    if soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 1 << 16), hard))
+    held = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.dup(0 if not held else held[0]))
+        cap = run(tmp_path, AGENT, env, timeout=30)
+        assert cap.exit_code == 0 and not cap.timed_out, cap.read_stderr()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
 _HOST = """
 import sys
 from pathlib import Path

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import math
 import os
 import re
 import select
@@ -109,7 +110,7 @@ def run(
         return Capture(stdout_path, stderr_path, interrupted=True,
                        context=invocation.context)
     fence = current_fence()
-    if missing := _exec_error(argv[0], env):
+    if missing := _exec_error(argv[0], env, cwd):
         # bwrap or setpriv (see _orphan_guard) would report it as their own failure: say it
         # as the OS would
         return Capture(stdout_path, stderr_path, spawn_error=f"{argv[0]}: {missing}",
@@ -131,14 +132,30 @@ def run(
             remove_tree(private)
 
 
-def _exec_error(program: str, env: Mapping[str, str]) -> str | None:
-    """Why ``program`` cannot be executed (the OS's words), or None."""
-    path = program if "/" in program else shutil.which(program, path=env.get("PATH"))
+def _exec_error(program: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """Why ``program`` cannot be executed (the OS's words), or None. Checked before the spawn
+    because bwrap and setpriv start the agent with ``execvp`` and would report a failure as
+    their own; a script whose ``#!`` interpreter is missing is checked too, as execve
+    reports it (ENOENT)."""
+    path = str(cwd / program) if "/" in program and not program.startswith("/") else \
+        program if "/" in program else shutil.which(program, path=env.get("PATH"))
     if path is None:
         return os.strerror(errno.ENOENT)
     if not os.path.isfile(path):
         return os.strerror(errno.ENOENT if not os.path.exists(path) else errno.EACCES)
-    return None if os.access(path, os.X_OK) else os.strerror(errno.EACCES)
+    if not os.access(path, os.X_OK):
+        return os.strerror(errno.EACCES)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(256)
+    except OSError as exc:
+        return exc.strerror or os.strerror(errno.EACCES)
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].split()
+        interpreter = words[0].decode(errors="replace") if words else ""
+        if not interpreter or not os.access(interpreter, os.X_OK):
+            return os.strerror(errno.ENOENT)
+    return None
 
 
 def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Path,
@@ -146,9 +163,9 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
            stderr_path: Path, bwrap: bool, cancel: CancelToken) -> Capture:
     start = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        launch, preexec = orphan_guard(argv, bwrap)
         stdin = (_sealed_copy(stdin_path) if bwrap else open(stdin_path, "rb")) if stdin_path \
             else subprocess.DEVNULL
-        launch, preexec = orphan_guard(argv, bwrap)
         try:
             proc = subprocess.Popen(
                 launch, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err,
@@ -160,6 +177,9 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
         finally:
             if not isinstance(stdin, int):   # a file of ours, not subprocess.DEVNULL
                 stdin.close()
+        # opened before anything else could reap it: a pidfd names this process, never another
+        # that reuses its pid after a cancel has reaped it
+        exited = _pidfd(proc)
         with _live_lock:
             _live[proc.pid] = proc
             if bwrap:
@@ -170,8 +190,8 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
         forget = cancel.on_cancel(lambda: _end_group(proc))
         try:
             if invocation.give_up is None:
-                _wait(proc, timeout_s)
-            elif _wait_watching(proc, timeout_s, invocation.give_up,
+                _wait(proc, exited, timeout_s)
+            elif _wait_watching(proc, exited, timeout_s, invocation.give_up,
                                 stdout_path if invocation.give_up.stream == "stdout"
                                 else stderr_path):
                 gave_up = invocation.give_up
@@ -181,6 +201,8 @@ def _spawn(invocation: Invocation, argv: list[str], env: dict[str, str], cwd: Pa
             _end_group(proc)
         finally:
             forget()
+            if exited is not None:
+                os.close(exited)
             _reap_group(proc.pid)
             with _live_lock:
                 _live.pop(proc.pid, None)
@@ -218,27 +240,29 @@ def _sealed_copy(path: Path):
     return os.fdopen(fd, "rb")
 
 
-def _wait(proc: subprocess.Popen, timeout_s: float | None) -> int:
-    """``proc.wait(timeout_s)``, woken by the kernel the moment the process exits (a pidfd).
-    ``Popen.wait`` with a timeout polls in growing sleeps of up to 50 ms: a delay every short
-    turn would pay, and the benchmark would count as the tool's own."""
-    if timeout_s is None or not hasattr(os, "pidfd_open"):
-        return proc.wait(timeout=timeout_s)
+def _pidfd(proc: subprocess.Popen) -> int | None:
+    """A pidfd of the process just started; None where the kernel has none (before 5.3)."""
     try:
-        fd = os.pidfd_open(proc.pid)
-    except OSError:  # already reaped, or a kernel without pidfds
+        return os.pidfd_open(proc.pid) if hasattr(os, "pidfd_open") else None
+    except OSError:
+        return None
+
+
+def _wait(proc: subprocess.Popen, exited: int | None, timeout_s: float | None) -> int:
+    """``proc.wait(timeout_s)``, woken by the kernel the moment the process exits (its pidfd
+    ``exited`` polls readable). ``Popen.wait`` with a timeout polls in growing sleeps of up to
+    50 ms: a delay every short turn would pay, and the benchmark would count as the tool's."""
+    if timeout_s is None or exited is None:
         return proc.wait(timeout=timeout_s)
-    try:
-        ready, _, _ = select.select([fd], [], [], max(timeout_s, 0.0))
-    finally:
-        os.close(fd)
-    if not ready:
+    poller = select.poll()   # not select(): it cannot take a descriptor numbered 1024 or more
+    poller.register(exited, select.POLLIN)
+    if not poller.poll(max(0, math.ceil(timeout_s * 1000))):
         raise subprocess.TimeoutExpired(proc.args, timeout_s)
     return proc.wait()
 
 
-def _wait_watching(proc: subprocess.Popen, timeout_s: float | None, rule: GiveUp,
-                   path: Path) -> bool:
+def _wait_watching(proc: subprocess.Popen, exited: int | None, timeout_s: float | None,
+                   rule: GiveUp, path: Path) -> bool:
     """``proc.wait(timeout_s)`` that also reads the output as it grows: True (the process still
     running) once every line written for ``rule.patience_s`` matched ``rule.pattern``."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
@@ -250,7 +274,8 @@ def _wait_watching(proc: subprocess.Popen, timeout_s: float | None, rule: GiveUp
             if timeout_s is not None and left is not None and left <= 0:
                 raise subprocess.TimeoutExpired(proc.args, timeout_s)
             try:
-                _wait(proc, WATCH_INTERVAL_S if left is None else min(WATCH_INTERVAL_S, left))
+                _wait(proc, exited,
+                      WATCH_INTERVAL_S if left is None else min(WATCH_INTERVAL_S, left))
                 return False
             except subprocess.TimeoutExpired:
                 pass
