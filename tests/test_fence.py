@@ -538,3 +538,33 @@ def test_an_agent_cannot_read_the_other_participants_env_values(home, tmp_path):
                 if e["type"] == "turn_completed" and e["data"]["turn_id"] == "proposal/spy")
     assert "read: 0 bytes" in text["data"]["text"]
     assert secret not in text["data"]["text"]
+
+
+@needs_fence
+def test_the_config_file_a_debate_started_from_is_empty_to_its_agents_also_on_resume(
+        home, tmp_path):
+    """A ``--config`` file holds every participant's env values too, wherever it is kept: no
+    agent of the debate gets a byte of it, in its first run or a resumed one."""
+    secret = "sk-other-participant-9876543210"
+    kept = tmp_path / "secrets" / "lineup.yaml"
+    kept.parent.mkdir()
+    gate = tmp_path / "gate"
+    # named on its command line, as an agent could name any file: so the fence lets it see there
+    spy = {"adapter": "command", "name": "spy",
+           "argv": ["sh", "-c", 'cat >/dev/null; echo "read: $(cat "$0" | wc -c) bytes"; '
+                                'test -e "$1" || exit 1', str(kept), str(gate)]}
+    victim = {"adapter": "simulated", "name": "victim", "model": "victim",
+              "env": {"VICTIM_KEY": secret}}
+    write_config(kept, [spy, victim], rounds=0)
+    r = run_cli("Q?", "--config", str(kept), "--fence", "require", "-q", cwd=home)
+    assert r.returncode == 1, r.stderr   # the spy failed once: a proposal short
+    [folder] = (home / ".debate").glob("debate-*")
+    started = json.loads((folder / "events.jsonl").read_text().splitlines()[0])["data"]
+    assert started["config_file"] == str(kept.resolve())
+    gate.touch()
+    r = run_cli("resume", "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    said = [e["data"] for e in map(json.loads, (folder / "events.jsonl").read_text().splitlines())
+            if e["type"] == "turn_completed" and e["data"]["turn_id"] == "proposal/spy"]
+    assert [d["ok"] for d in said] == [False, True], said
+    assert "read: 0 bytes" in said[1]["text"] and secret in kept.read_text()

@@ -89,6 +89,7 @@ def run(quaestio: str, cfg: DebateConfig, options: RunOptions, base: Path | None
                    **{k: _public(p) for k, p in jury.items()}},
             jury=config.jury_record(cfg),
             lineup_file=LINEUP_FILE, lineup_sha256=lineup_sha,
+            config_file=str(source) if (source := cfg.source_file()) else None,
             human=True if options.human else None,
             labels=labels.assign(list(lineup)), seed=secrets.randbits(32),
             recusal=config.recusal_record(cfg, seated),
@@ -221,7 +222,8 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
     workspaces = Workspaces(snapshot, list(places.names), no_repo=places.no_repo)
     timeout_s = timeout_minutes * 60 if timeout_minutes else started.timeout_s
     engine = Engine(led, debate_dir, seats, workspaces, timeout_s, ctx,
-                    max_parallel=started.max_parallel)
+                    max_parallel=started.max_parallel,
+                    hidden=[Path(started.config_file)] if started.config_file else [])
     done: Done | None = None
     interrupted = False
     capped: costs.Check | None = None

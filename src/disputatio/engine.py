@@ -60,7 +60,7 @@ class Recorder(Protocol):
 class Engine:
     def __init__(self, ledger: Ledger, debate_dir: Path, seats: dict[str, Seat],
                  workspaces, timeout_s: float, context: Recorder,
-                 max_parallel: int | None = None):
+                 max_parallel: int | None = None, hidden: list[Path] | None = None):
         self.ledger = ledger
         # absolute: the fence binds the folder and hides its lineup.json by this path, and
         # agents run elsewhere (a relative --debate resolved inside the fence fails)
@@ -70,6 +70,7 @@ class Engine:
         self.timeout_s = timeout_s   # for seats without their own timeout_minutes
         self.context = context
         self.max_parallel = max_parallel
+        self.hidden = list(hidden or [])   # besides lineup.json and the user's config
         self._versions = _VersionCache(self.raw_dir / "versions", timeout_s=15,
                                        cancel=context.cancel)
 
@@ -142,8 +143,9 @@ class Engine:
 
     def _hidden(self) -> list[Path]:
         """Files an agent reads as empty: they hold every participant's env values (logins,
-        keys), and each agent is given only its own."""
-        return [self.raw_dir.parent / "lineup.json", user_config_path()]
+        keys), and each agent is given only its own: the debate's lineup.json, the user's
+        config file and the ``--config`` file the debate was started from."""
+        return [self.raw_dir.parent / "lineup.json", user_config_path(), *self.hidden]
 
     def _finish(self, spec: TurnSpec, base: dict, result: TurnResult, capture: Capture | None,
                 version: _Version, waited: float) -> None:

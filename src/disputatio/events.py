@@ -86,7 +86,8 @@ class DebateStarted(Fenced):
     TYPE = "debate_started"
     WHEN = "a new debate, first event"
     OMITTED_WHEN_NONE = Fenced.OMITTED_WHEN_NONE | {"settings", "human", "labels", "seed",
-                                                    "recusal", "jury", "prices", "review"}
+                                                    "recusal", "jury", "prices", "review",
+                                                    "config_file"}
 
     quaestio: str = Field(description="the question, as the user gave it")
     protocol: str = Field("disputatio", description="the protocol's name (protocols.KNOWN)")
@@ -109,6 +110,8 @@ class DebateStarted(Fenced):
     lineup_file: str | None = Field(None, description="the file with the full lineup "
                                     "(env values included) that --resume runs")
     lineup_sha256: str | None = Field(None, description="its sha256 when the debate started")
+    config_file: str | None = Field(None, description="the lineup file the debate was started "
+                                    "from (--config), absolute; its agents read it as empty")
     settings: dict[str, Any] | None = Field(None, description="the protocol's own settings "
                                             "beyond rounds (only when it has some)")
     human: bool | None = Field(None, description="a human in the loop (--human): the protocol "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -208,6 +209,14 @@ class DebateConfig(BaseModel):
     # the file and the line of each key it was read from: the protocol's settings are checked
     # only when the debate starts, and their errors still name a line
     _source: tuple[str, dict[tuple, int]] | None = PrivateAttr(default=None)
+
+    def source_file(self) -> Path | None:
+        """The regular file this lineup was read from, absolute (None: built-in, the demo, a
+        pipe): it holds every participant's env values, so agents must read it as empty."""
+        if self._source is None:
+            return None
+        path = Path(self._source[0])
+        return path.resolve() if path.is_file() else None
 
     def place(self, *key: str | int) -> str:
         """``path:line: `` of a key of the lineup file ('' for a lineup read from no file)."""
