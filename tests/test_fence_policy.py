@@ -139,3 +139,13 @@ def test_a_program_under_tmp_brings_its_installation():
     got = fence.tmp_homes(["/tmp/clone/.venv/bin/python", "/tmp/clone/src", "/usr/lib/python3",
                            "/tmp/other/x/y", "", "/tmp"], Path("/tmp"))
     assert got == ["/tmp/clone", "/tmp/other"]
+
+
+def test_the_transport_left_to_choose_refuses_a_misspelt_mode_too(monkeypatch):
+    """A caller that runs agents without choosing a fence first gets no quiet ``auto``."""
+    from disputatio.adapters import transport
+
+    monkeypatch.setenv("DISPUTATIO_FENCE", "requir")
+    monkeypatch.setattr(transport, "_fence", None)
+    with pytest.raises(ValueError, match="is not a fence mode"):
+        transport.current_fence()

@@ -4,7 +4,6 @@ that takes an agent down with disputatio."""
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import signal
@@ -58,19 +57,26 @@ def orphan_guard(argv: list[str], bwrap: bool):
     return argv, (die_with_parent if _prctl is not None else None)
 
 
-@functools.cache
+_setpriv: list[str | None] = []   # the probe's finding, once it has one
+
+
 def setpriv() -> str | None:
-    """setpriv, if it is here and sets a parent-death signal (util-linux 2.33 and later)."""
+    """setpriv, if it is here and sets a parent-death signal (util-linux 2.33 and later). A
+    probe that could not run (no process to spare just then) is tried again next time rather
+    than leave every later turn to the slower fork."""
+    if _setpriv:
+        return _setpriv[0]
     path = shutil.which("setpriv") if _prctl is not None else None
-    if path is None:
-        return None
-    try:
-        probe = subprocess.run([path, "--pdeathsig", "KILL", "--", path, "--version"],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return path if probe.returncode == 0 else None
+    if path is not None:
+        try:
+            probe = subprocess.run([path, "--pdeathsig", "KILL", "--", path, "--version"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        path = path if probe.returncode == 0 else None
+    _setpriv[:] = [path]
+    return path
 
 
 def die_with_parent() -> None:

@@ -62,11 +62,9 @@ def use_fence(fence: fencing.Fence | None) -> None:
 def current_fence() -> fencing.Fence:
     global _fence
     if _fence is None:
-        try:   # a command chooses (app.choose_fence) and refuses a bad value before this
-            mode = fencing.default_mode()
-        except ValueError:
-            mode = "auto"
-        _fence = fencing.choose(mode)
+        # a command has chosen already (preflight.choose_fence); here a DISPUTATIO_FENCE that
+        # names no mode raises rather than quietly run agents unfenced
+        _fence = fencing.choose(fencing.default_mode())
     return _fence
 
 
