@@ -70,7 +70,7 @@ def test_a_member_that_keeps_failing_is_dropped_visibly(home, tmp_path):
     assert "## Round 1, attempt 3, dropped — bob" in md
     assert f"## System, after round 1\n\n{line}" in md
     assert md.index("## System, after round 1") < md.index("## Round 2, passes — advocate")
-    assert "bob failed (api_error) in round 1 (attempt 2)" in md          # degraded header
+    assert "bob failed 3 attempts; the last failed (api_error) in round 1 (attempt 3)" in md
     minutes = (folder / "minutes.md").read_text()
     assert "dropped: bob in round 1" in minutes
     assert line in minutes.split("### bob", 1)[1] and "Never spoke." in minutes

@@ -83,6 +83,33 @@ def test_failed_turn_marked_in_debate_md_and_interrupted_turn_noted():
     assert "codex did not finish its proposal turn" in md
 
 
+def test_degraded_names_each_participant_once_with_its_failed_attempts():
+    evs = [started(), *turn("proposal/a", "a", "proposal")]
+    for n in (1, 2, 3):   # a member retried within a round: each attempt its own turn
+        evs += turn(f"round-1/codex/attempt-{n}", "codex", "round", 1, ok=False,
+                    failure="api_error", message=f"overloaded {n}")
+    arts = render_all(evs, "debated")
+    import json
+
+    line = "codex failed 3 attempts; the last failed (api_error) in round: overloaded 3"
+    assert json.loads(arts.files["debate.json"])["degraded"] == [line]
+    banner = arts.files["debate.md"].split("\n\n")[1]
+    assert banner == f"> **Degraded debate.** {line}"
+
+
+def test_degraded_counts_a_failed_turn_run_again_and_its_interruption_on_one_line():
+    evs = [started(), *turn("proposal/codex", "codex", "proposal", ok=False, failure="auth",
+                            message="Not logged in"),
+           *turn("proposal/codex", "codex", "proposal", ok=False, failure="auth",
+                 message="Still not logged in"),
+           Ev("turn_started", {"turn_id": "reaction-1/codex", "role": "codex",
+                               "seat": "participant", "phase": "reaction", "round": 1,
+                               "adapter": "codex"})]
+    assert summary.degradations(summary.turns(evs)) == [
+        "codex failed 2 attempts; the last failed (auth) in proposal: Still not logged in; "
+        "then did not finish its reaction turn (interrupted)"]
+
+
 def test_evidence_summary_and_repo_mode_warning():
     repo_started = started()
     repo_started.data["repo"] = "/src/project"

@@ -105,20 +105,40 @@ def _add_spend(t: Totals, v: TurnEnded) -> None:
 def degradations(views: list[TurnView],
                  where_of: Callable[[TurnEnded], str] = lambda t: t.phase,
                  running: bool = False) -> list[str]:
-    """One honest line per failed turn: who, where (as the protocol says it), what. In a
-    debate still ``running`` a turn without an end is at work, not interrupted."""
-    out = []
+    """One honest line per participant that failed: who, how many attempts failed, where (as
+    the protocol says it) and what the last failure was. A member retried three times in a
+    round is one line saying 3, not three lines. In a debate still ``running`` a turn without
+    an end is at work, not interrupted."""
+    failed: dict[str, list[TurnEnded]] = {}
+    unfinished: dict[str, TurnEnded] = {}
     for v in views:
         t = v.turn
         if v.ok is False:
-            where = where_of(t)
-            # a timeout's message names the configured limit; the turn's duration adds the
-            # grace it took to end the process, so it is not repeated here
-            what = {"timeout": "timed out"}.get(t.failure or "", f"failed ({t.failure})")
-            out.append(f"{t.participant} {what} in {where}: {t.message}")
+            # a turn run again by resume and failing again: its earlier failures count too
+            failed.setdefault(t.participant, []).extend(
+                [e for e in v.earlier if e.finished and not e.ok] + [t])
         elif v.ok is None and not running:
-            out.append(f"{t.participant} did not finish its {t.phase} turn (interrupted)")
+            unfinished.setdefault(t.participant, t)
+    out = []
+    for who in dict.fromkeys([*failed, *unfinished]):
+        parts = [_failures(who, failed[who], where_of)] if who in failed else []
+        if who in unfinished:
+            cut = f"did not finish its {unfinished[who].phase} turn (interrupted)"
+            parts.append(f"then {cut}" if parts else f"{who} {cut}")
+        out.append("; ".join(parts))
     return out
+
+
+def _failures(who: str, attempts: list[TurnEnded],
+              where_of: Callable[[TurnEnded], str]) -> str:
+    last = attempts[-1]
+    # a timeout's message names the configured limit; the turn's duration adds the grace it
+    # took to end the process, so it is not repeated here
+    what = {"timeout": "timed out"}.get(last.failure or "", f"failed ({last.failure})")
+    said = f"{what} in {where_of(last)}: {last.message}"
+    if len(attempts) == 1:
+        return f"{who} {said}"
+    return f"{who} failed {len(attempts)} attempts; the last {said}"
 
 
 _SESSION_STARTS = (DebateStarted.TYPE, Resumed.TYPE, AnswersGiven.TYPE, FinalizeRequested.TYPE)
