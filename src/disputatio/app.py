@@ -157,10 +157,15 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
         retry: list[str] = []
         if isinstance(step, Done):
             again = rules.retry(state, step)
-            if again is None:
+            if again is None:   # ended as its protocol says: the exit code that ending has
                 primary = folder.write(debate_dir, led.events, step.status, step.reason)
-                return Outcome(EXIT_OK, primary, step.status, "nothing to resume: the debate "
-                               f"has ended ({step.status.replace('_', ' ')})")
+                ending = rules.ending(step, str(primary))
+                said = (f"nothing to resume: the debate has ended "
+                        f"({step.status.replace('_', ' ')})")
+                if ending.failed:
+                    return Outcome(EXIT_FAILED, primary, step.status,
+                                   f"{said}: {ending.message}" if ending.message else said)
+                return Outcome(EXIT_OK, primary, step.status, said)
             retry = again
         folder.seats(state, debate_dir)  # unusable: fail before appending
         _human_present(state, debate_dir, ctx)
@@ -286,8 +291,8 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
         return Outcome(EXIT_FAILED, primary, costs.CAPPED, costs.capped_message(capped,
                                                                                 debate_dir))
     ending = rules.ending(done, str(primary))
-    return Outcome(EXIT_FAILED if ending.failed else EXIT_OK, primary, done.status,
-                   ending.message)
+    said = "" if quiet and ending.closing else ending.message   # -q: the path alone
+    return Outcome(EXIT_FAILED if ending.failed else EXIT_OK, primary, done.status, said)
 
 
 def _human_present(state, debate_dir: Path, ctx: RunContext) -> None:

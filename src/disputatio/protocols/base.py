@@ -159,10 +159,13 @@ class Places:
 
 @dataclass(frozen=True)
 class Ending:
-    """How a finished debate ends the command: a failure (exit 1) or not, and what to say."""
+    """How a finished debate ends the command: a failure (exit 1) or not, and what to say.
+    A ``closing`` message only tells how the debate ended, so ``-q`` leaves it out: stdout's
+    path is then all the command prints."""
 
     failed: bool
     message: str = ""
+    closing: bool = False
 
 
 @dataclass(frozen=True)
@@ -218,10 +221,10 @@ def ruling_message(status: str, primary: str) -> str | None:
     (it needs the human, or could not be read); None for any other status."""
     if status == "needs_input":
         return (f"the judge needs your input: read {primary}, then answer with "
-                "disputatio --continue \"...\"")
+                "disputatio continue \"...\"")
     if status == "unclear":
         return (f"the judge's answer could not be read as findings (asked twice): read "
-                f"{primary}; answer with disputatio --continue \"...\" to ask again")
+                f"{primary}; answer with disputatio continue \"...\" to ask again")
     return None
 
 
