@@ -255,7 +255,7 @@ def test_sigint_ends_agents_and_exits_130_then_resume_finishes(home):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert time.monotonic() - started < 10
-    assert "--resume" in err
+    assert "disputatio resume --debate" in err
     events = debate_events(home)
     assert events[-1].type == "interrupted"
     assert any(e.type == "turn_interrupted" and e.data["role"] == "b" for e in events)

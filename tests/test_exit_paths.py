@@ -85,7 +85,7 @@ def test_a_signal_mid_turn_ends_everything_then_resume_finishes(box, tmp_path, s
     proc.send_signal(sig)
     assert proc.wait(timeout=15) == 130
     assert time.monotonic() - sent < 6
-    assert "--resume" in proc.err.read_text()
+    assert "disputatio resume --debate" in proc.err.read_text()
     evs = events(box.home)
     assert evs[-1].type == "interrupted"
     assert "proposal/hanger" in turns(evs, "turn_interrupted")

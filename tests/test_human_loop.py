@@ -87,7 +87,7 @@ def test_a_human_who_leaves_stops_the_debate_and_resume_asks_again(home, tmp_pat
     out = app.run("q", cfg(tmp_path), app.RunOptions(quiet=True, human=True), base=home,
                   context=RunContext(human=first))
     assert out.code == EXIT_INTERRUPTED
-    assert "--resume --human" in out.message
+    assert "disputatio resume --human" in out.message
     debate = debate_of(home)
     with pytest.raises(UsageError, match="human in the loop"):
         app.resume(debate, quiet=True)

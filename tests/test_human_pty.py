@@ -101,7 +101,7 @@ def test_ctrl_c_at_the_question_stops_and_resume_asks_again(home, terminal):
     t.press(b"\x03")                 # Ctrl-C, through the terminal's line discipline
     code, out = t.finish(timeout=30)
     assert code == 130, t.screen
-    assert "interrupted; finish it with: disputatio --resume --human" in t.screen
+    assert "interrupted; finish it with: disputatio resume --human" in t.screen
     assert "Traceback" not in t.screen
     debate = the_debate(home)
     events = ledger.load(debate / "events.jsonl")

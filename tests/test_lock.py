@@ -31,7 +31,7 @@ def assert_busy(r: subprocess.CompletedProcess, elapsed: float, folder: Path, pi
     lines = [ln for ln in r.stderr.splitlines() if not ln.startswith("warning: ")]
     assert len(lines) == 1, r.stderr
     assert lines[0].startswith(f"error: {folder} is in use by disputatio (pid {pid}, started ")
-    assert "--resume" in lines[0] and r.stdout == ""
+    assert "disputatio resume --debate" in lines[0] and r.stdout == ""
     assert elapsed < 5, f"refused only after {elapsed:.1f} s"
 
 

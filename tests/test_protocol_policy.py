@@ -87,7 +87,7 @@ def test_continue_and_finalize_are_accepted_or_refused_with_the_reason():
         proto.accept(asking, "finalize")
     settled = judged('Done.\n```json\n{"status": "resolved"}\n```')
     assert proto.accept(settled, "finalize") == FinalizeRequested()
-    with pytest.raises(Refused, match="already resolved; use --finalize"):
+    with pytest.raises(Refused, match="already resolved; run `disputatio finalize`"):
         proto.accept(settled, "continue", "more")
 
 

@@ -44,7 +44,7 @@ def test_an_interrupted_review_exits_130_and_leaves_no_verdict(tmp_path, monkeyp
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err
-    assert "interrupted" in err and "--resume" in err
+    assert "interrupted" in err and "disputatio resume --debate" in err
     [debate] = (repo / ".debate").glob("debate-*")
     assert out.strip() == str(debate / "debate.md")   # as any interrupted debate: the record
     assert not (debate / "verdict.json").exists() and not (debate / "findings.sarif").exists()

@@ -167,9 +167,10 @@ def test_exhaustion_by_rounds_and_door_is_told_its_last_turn():
     assert "last turn the limits allow" in prompt_of(doors[1])
 
 
-def test_rounds_from_the_command_line_is_max_rounds_and_the_lineup_default_is_not():
-    assert wwd.Config.model_validate({"rounds": 1}).max_rounds == 4
-    assert wwd.Config.model_validate({"rounds": 2}, context={"flags": {"rounds"}}).max_rounds == 2
+def test_rounds_from_the_command_line_is_max_rounds_and_a_rounds_key_is_refused():
+    assert wwd.Config.ROUNDS_FLAG == "max_rounds"   # what --rounds sets (preflight)
+    with pytest.raises(ValueError, match="rounds"):
+        wwd.Config.model_validate({"rounds": 1})
 
 
 def test_synthesis_md_says_an_exhausted_debate_was_never_voted_on():
@@ -375,7 +376,7 @@ def test_human_picks_through_app_a_human_who_leaves_stops_it_and_resume_asks_aga
     cfg, _ = config.load(path)
     out = app.run("Cache or shard?", cfg, app.RunOptions(quiet=True, human=True), base=home,
                   protocol="wind-wall-door", context=RunContext(human=picks("Wall")))
-    assert out.code == EXIT_INTERRUPTED and "--resume --human" in out.message
+    assert out.code == EXIT_INTERRUPTED and "disputatio resume --human" in out.message
     debate = next((home / ".debate").glob("debate-*"))
     out = app.resume(debate, quiet=True, context=RunContext(human=picks("Wind", "Door")))
     assert out.code == EXIT_OK and out.path == debate / "synthesis.md"

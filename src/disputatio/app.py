@@ -126,7 +126,7 @@ def _request(request: str, answers: str, debate: Path | None, quiet: bool, base:
     """A request the protocol accepts or refuses (``Refused``: one line, exit 2), appended as
     the event it names, then the debate's loop again."""
     ctx = context or RunContext()
-    with folder.opened(debate, base, f"--{request}", sign) as (debate_dir, led, key):
+    with folder.opened(debate, base, request, sign) as (debate_dir, led, key):
         rules, state = _rules(led)
         try:
             event = rules.accept(state, request, answers)
@@ -151,7 +151,7 @@ def resume(debate: Path | None, quiet: bool = False, base: Path | None = None,
     cap: ``max_cost_usd`` raises it): turns with no completion re-run, and so do the failed
     turns the protocol says it stopped on. A debate that is already done is left as it is."""
     ctx = context or RunContext()
-    with folder.opened(debate, base, "--resume", sign) as (debate_dir, led, key):
+    with folder.opened(debate, base, "resume", sign) as (debate_dir, led, key):
         rules, state = _rules(led)
         step = rules.next_step(state)
         retry: list[str] = []
@@ -277,10 +277,10 @@ def _drive(debate_dir: Path, led: ledger.Ledger, quiet: bool, snapshot, ctx: Run
         if interrupted or done is None:
             _append(led, Interrupted(reason="signal"))
             folder.write(debate_dir, led.events, "interrupted",
-                         "run `disputatio --resume` to finish")
+                         "run `disputatio resume` to finish")
             human = " --human" if state.asks_human else ""
             return Outcome(EXIT_INTERRUPTED, debate_dir / "debate.md", "interrupted",
-                           f"interrupted; finish it with: disputatio --resume{human} --debate "
+                           f"interrupted; finish it with: disputatio resume{human} --debate "
                            f"{debate_dir}")
         _append(led, DebateEnded(status=done.status, reason=done.reason, cleanup_s=cleanup_s))
         primary = folder.write(debate_dir, led.events, done.status, done.reason)

@@ -197,7 +197,7 @@ def status(events, path: Path | None = None) -> tuple[str, str]:
         if isinstance(e, DebateEnded):
             now, reason = e.status, e.reason
         elif isinstance(e, Interrupted):
-            now, reason = "interrupted", "run `disputatio --resume` to finish"
+            now, reason = "interrupted", "run `disputatio resume` to finish"
         elif isinstance(e, _SESSION):
             now, reason = "unfinished", "it stopped without an ending; finish it with " \
                                         "disputatio resume"

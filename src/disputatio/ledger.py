@@ -69,7 +69,7 @@ class WriterLock:
             holder = _read_holder(fd)
             os.close(fd)
             raise Busy(f"{self.path.parent} is in use by disputatio ({holder}); wait for it, "
-                       "or stop it and finish the debate with disputatio --resume --debate "
+                       "or stop it and finish the debate with disputatio resume --debate "
                        f"{self.path.parent}") from None
         except BaseException:
             os.close(fd)

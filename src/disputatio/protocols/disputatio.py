@@ -119,7 +119,7 @@ def next_step(s: State) -> Step | Ask | Done:
     ok = [p for p in s.participants if s.turns[proposal_id(p)].ok]
     if len(ok) < 2:
         return Done("aborted", f"only {len(ok)} of {len(s.participants)} proposals succeeded; "
-                               "a debate needs at least two (once fixed, `disputatio --resume` "
+                               "a debate needs at least two (once fixed, `disputatio resume` "
                                "retries the failed ones)")
     for rnd in range(1, s.rounds + 1):
         missing = [p for p in s.participants if reaction_id(rnd, p) not in s.turns]
@@ -160,7 +160,7 @@ def next_step(s: State) -> Step | Ask | Done:
     draft = s.turns[did]
     if not draft.ok:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
-                              f"{draft.message}); once fixed, `disputatio --resume` asks again")
+                              f"{draft.message}); once fixed, `disputatio resume` asks again")
     return Done("resolved")
 
 
@@ -256,17 +256,17 @@ def accept(s: State, request: str, answers: str = "") -> EventData:
     status = s.latest_status()
     if request == "continue":
         if status is None:
-            raise Refused("the judge has not ruled yet; use --resume")
+            raise Refused("the judge has not ruled yet; run `disputatio resume`")
         if status == RESOLVED:
-            raise Refused("the debate is already resolved; use --finalize to re-draft the "
-                          "report")
+            raise Refused("the debate is already resolved; run `disputatio finalize` to "
+                          "re-draft the report")
         return AnswersGiven(answers=answers)
     if request == "finalize":
         if status != RESOLVED:
             what = "has not ruled yet" if status is None else f"ruled {status}"
-            raise Refused(f"cannot finalize: the judge {what}; answer with --continue "
-                          "\"...\" first" if status else
-                          f"cannot finalize: the judge {what}; use --resume")
+            raise Refused(f"cannot finalize: the judge {what}; answer with `disputatio "
+                          "continue \"...\"` first" if status else
+                          f"cannot finalize: the judge {what}; run `disputatio resume`")
         return FinalizeRequested()
     raise Refused(f"the disputatio protocol has no {request}")
 

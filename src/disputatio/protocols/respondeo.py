@@ -171,7 +171,7 @@ def _quoted(s) -> list[str]:
 
 def _failed(turn: Turn) -> Done:
     return Done("failed", f"the judge gave no ruling ({turn.failure}: {turn.message}); once "
-                          "fixed, `disputatio --resume` asks it again")
+                          "fixed, `disputatio resume` asks it again")
 
 
 def _spec(s, r: Ruling, who: str, tid: str, role: str, fixed, retry) -> TurnSpec:

@@ -31,7 +31,7 @@ def markdown(j: Judgment, title: str, names: Mapping[str, str] | None = None,
     if j.error:
         lines += [f"The answer could not be read as findings, asked twice: {one_line(j.error)}. "
                   "Nothing is resolved: read it below, then answer with "
-                  "`disputatio --continue \"...\"` to ask again.", ""]
+                  "`disputatio continue \"...\"` to ask again.", ""]
     if j.new_ground:
         lines += ["The judge finds that the human's answers open ground the debaters never "
                   "argued: they argue it in a new round, then the judge rules again (these "
