@@ -68,7 +68,7 @@ def test_a_debate_with_fake_clis_reaches_an_approved_synthesis(box, tmp_path):
     md = (path.parent / "debate.md").read_text()
     assert "## Wall · “Yes, but…” · turn 2, round 1 — ann" in md
     assert "## Vote on synthesis 1, Wind: REJECT — cy" in md
-    assert "The lineup's judge (judge) takes no part in this protocol." in md
+    assert "- **Judge:** none (the lineup's judge takes no part in this protocol)" in md
     synthesis = path.read_text()
     assert "· 3 participants · Wind cy · Wall ann · Door bob" in synthesis
     assert "judge" not in synthesis.split("# Synthesis")[0]

@@ -20,6 +20,7 @@ The roles, the settings' model and the state are in ``wind_wall_door_state``, th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -62,7 +63,7 @@ from disputatio.protocols.wind_wall_door_state import (
     rank,
     where_of,
 )
-from disputatio.protocols.wind_wall_door_view import present
+from disputatio.protocols.wind_wall_door_view import idle_players, present, sits_out
 from disputatio.text import fair_caps, one_line
 
 # the synthesis voted on and a rejection's feedback, shown again beside the transcript: with
@@ -111,7 +112,13 @@ def course(s: State) -> Course:
 
 
 def next_step(s: State) -> Step | Ask | Done:
-    return course(s).next
+    """What runs next; the debate's first step also warns of participants who sit it out."""
+    step = course(s).next
+    idle = idle_players(s)
+    if isinstance(step, Step) and idle and not s.turns:
+        step = replace(step, notes=(*step.notes, f"{sits_out(idle)} (protocol: wind, wall "
+                                                 "and door name who plays each role)"))
+    return step
 
 
 def _debate(s: State, c: Course) -> Step | Ask | Done:
@@ -193,7 +200,8 @@ def _attempts(s: State, c: Course, base: str, role: str,
     stands (without ``strict`` the first answer stands, a breach noted as a warning)."""
     cfg = s.cfg
     refused: list[str] = []
-    for a in range(cfg.max_redos + 1 if cfg.strict else 1):
+    tries = cfg.max_redos + 1 if cfg.strict else 1
+    for a in range(tries):
         tid = base if a == 0 else f"{base}.redo-{a}"
         t = s.turns.get(tid)
         if t is None:
@@ -205,10 +213,12 @@ def _attempts(s: State, c: Course, base: str, role: str,
         if not broken:
             return t
         what = f"this answer breaks {TITLE[role]}'s contract: {'; '.join(broken)}"
-        c.notes[tid] = [f"> **{'Refused' if cfg.strict else 'Contract warning'}:** {what}"
-                        + (f"; {TITLE[role]} answers again." if cfg.strict else "."), ""]
         if not cfg.strict:
+            c.notes[tid] = [f"> **Contract warning:** {what}.", ""]
             return t
+        then = f"{TITLE[role]} answers again" if a + 1 < tries else \
+            "no redo is left, and the debate is force-closed"
+        c.notes[tid] = [f"> **Refused:** {what}; {then}.", ""]
         refused = broken
     times = "once" if cfg.max_redos == 0 else f"{cfg.max_redos + 1} times in a row"
     return Done("force_closed", f"{s.label(role)} broke its contract {times} "

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from disputatio.protocols.base import Done, Presentation, Turn, human_lines
-from disputatio.protocols.wind_wall_door_rules import CALL, REJECT
+from disputatio.protocols.wind_wall_door_rules import APPROVE, CALL, REJECT
 from disputatio.protocols.wind_wall_door_state import (
     MODE,
     ROLES,
@@ -46,18 +46,42 @@ def present(s: State, c: Course) -> Presentation:
                 chosen = one_line(picks[f"pick-{n}"] or "", 40)
                 lines += [f"_The human gives turn {n} to {chosen}._", ""]
             lines += c.notes.get(f"turn {n}", [])
-        if tid == f"vote-{n}/wind":
-            lines += [f"## Door calls the vote (turn {c.called})" if n == 1 else
-                      f"## The vote on refinement {n - 1}", ""]
+        if tid == f"vote-{n}/wind":   # a line, not a heading: the votes have their own
+            lines += [f"_Door called the vote on its synthesis at turn {c.called}._" if n == 1
+                      else f"_Door put refinement {n - 1} to the vote._", ""]
         after.extend(c.notes.get(tid, []))
         return lines
 
-    verdict = c.votes[-1][2] if c.votes else None
-    return Presentation(verdict=verdict, title=lambda t: _title(c, t),
+    # the last vote is no verdict: show and the page say nothing of one (the status and its
+    # reason say how the vote went); debate.json keeps it under its old key
+    vote = c.votes[-1][2] if c.votes else None
+    facts: dict[str, str | None] = {"Rounds": f"at most {s.cfg.max_rounds}"}
+    if s.started.judge:
+        facts["Judge"] = None   # the lineup's judge takes no part in this protocol
+    return Presentation(verdict=None, extra={"verdict": vote}, title=lambda t: _title(c, t),
                         order=lambda t, ps: rank(t.turn_id), interlude=interlude,
-                        where=lambda t: where_of(t.turn_id), coda=lambda: after[:],
+                        where=_where, coda=lambda: after[:],
                         documents=lambda ended, header: _documents(s, c, header),
-                        facts={"Judge": None, "Rounds": f"at most {s.cfg.max_rounds}"})
+                        facts=facts)
+
+
+def _where(t: Turn) -> str:
+    """A turn's place in a sentence, with its round for a debate turn."""
+    where = where_of(t.turn_id)
+    return f"{where} (round {t.round})" if t.turn_id.startswith("turn-") else where
+
+
+def idle_players(s: State) -> list[str]:
+    """The participants who neither play a role nor mediate: they sit the debate out."""
+    busy = {s.player(r) for r in ROLES} | {s.cfg.mediator}
+    return [p for p in s.participants if p not in busy]
+
+
+def sits_out(names: list[str]) -> str:
+    """The idle participants, in a sentence."""
+    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{who} {'plays' if len(names) == 1 else 'play'} no role and " \
+        f"{'sits' if len(names) == 1 else 'sit'} this debate out"
 
 
 def _roles_block(s: State) -> list[str]:
@@ -66,12 +90,15 @@ def _roles_block(s: State) -> list[str]:
     lines += [f"- **{TITLE[r]}** ({MODE[r]}, “{VOICE[r]}”): {s.player(r)}" for r in ROLES]
     order = "Wind → Wall → Door" if cfg.order == "fixed" else \
         f"mediated: {cfg.mediator or 'the human'} picks each speaker"
+    loops = cfg.max_refinement_loops
+    refinements = "no refinement" if loops == 0 else \
+        f"at most {loops} refinement{'' if loops == 1 else 's'}"
     lines += ["", f"Order: {order} · at most {cfg.max_turns} turns and {cfg.max_rounds} "
-              f"rounds · {cfg.max_refinement_loops} refinement"
-              f"{'' if cfg.max_refinement_loops == 1 else 's'} · contracts "
+              f"rounds · {refinements} · contracts "
               f"{'enforced (strict)' if cfg.strict else 'as warnings'}"]
-    if s.started.judge:
-        lines += ["", f"The lineup's judge ({s.started.judge}) takes no part in this protocol."]
+    idle = idle_players(s)
+    if idle:
+        lines += ["", sits_out(idle) + "."]
     return lines + [""]
 
 
@@ -98,8 +125,7 @@ def _documents(s: State, c: Course, header: str) -> tuple[dict[str, str], str | 
     done = c.next if isinstance(c.next, Done) else None
     status = done.status if done else "in progress"
     why = {"synthesis": "Wind and Wall approved it.",
-           "stalemate": "Wind and Wall did not approve it: this is Door's last synthesis, "
-                        "not an agreed one.",
+           "stalemate": f"{_last_vote(c)}: this is Door's last synthesis, not an agreed one.",
            "exhaustion": "the limits ran out before Door called the vote: this is Door's last "
                          "word, never voted on."}.get(status, "the debate has not ended.")
     where = f"refinement {t.round}" if t.phase == "refine" else f"turn {number(t.turn_id)}"
@@ -115,3 +141,13 @@ def _documents(s: State, c: Course, header: str) -> tuple[dict[str, str], str | 
     return {"synthesis.md": header + "# Synthesis\n\n" + "\n".join(lines) + "\n" + body
             + "\n"}, "synthesis.md"
 
+
+
+def _last_vote(c: Course) -> str:
+    """How the last vote went, from its votes (Wall does not vote on what Wind rejected)."""
+    k = c.votes[-1][0] if c.votes else 0
+    said = {voter: verdict for n, voter, verdict, _ in c.votes if n == k}
+    if "wall" not in said:
+        return "Wind rejected it, so Wall did not vote on it"
+    word = {APPROVE: "approved", REJECT: "rejected"}
+    return f"Wind {word[said['wind']]} it and Wall {word[said['wall']]} it"
