@@ -95,8 +95,9 @@ def test_rounds_on_the_command_line_caps_the_meeting(home, tmp_path):
 def test_settings_out_of_range_are_one_line_and_exit_2(home, tmp_path):
     ran = meet(home, lineup(tmp_path / "c.yaml", trio()), "--rounds", "17")
     assert ran.returncode == 2 and ran.stdout == ""
-    assert ran.stderr.strip().splitlines() == [
-        "error: --rounds: Input should be less than or equal to 16"]   # the flag's fault
+    assert ran.stderr.strip().splitlines() == [                         # the flag's fault
+        "error: --rounds: Input should be less than or equal to 16 (for this protocol "
+        "--rounds sets max_rounds)"]
     cfg = lineup(tmp_path / "d.yaml", trio(), protocol={"attempts": 0})
     ran = meet(home, cfg)
     assert ran.returncode == 2 and "protocol.attempts" in ran.stderr

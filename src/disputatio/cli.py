@@ -87,7 +87,9 @@ Repo = Annotated[str | None, typer.Option(
 Uncommitted = Annotated[bool, typer.Option(
     "--include-uncommitted", help="Snapshot HEAD plus the working tree's changes.")]
 Rounds = Annotated[int | None, typer.Option(
-    "--rounds", min=0, help="Reaction rounds after the proposals (0 allowed).",
+    "--rounds", min=0,
+    help="disputatio: reaction rounds after the proposals (0 allowed); committee, "
+    "wind-wall-door: the most rounds held (max_rounds, at least 1).",
     show_default=False)]
 Timeout = Annotated[float | None, typer.Option(
     "--timeout", callback=_finite,

@@ -55,9 +55,10 @@ def choose_fence(mode: str | None, context: RunContext | None = None) -> fencing
 
 
 def apply_flags(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
-    """Flags over file values, validated like the file (``--rounds 25`` is refused too)."""
+    """Flags over file values, validated like the file (``--timeout 0`` is refused too).
+    ``--rounds`` is the protocol's to check, against its own cap (``protocol_settings``)."""
     data = cfg.model_dump(exclude_none=True)
-    flags = {"rounds": o.rounds, "repo": o.repo, "timeout_minutes": o.timeout_minutes,
+    flags = {"repo": o.repo, "timeout_minutes": o.timeout_minutes,
              "include_uncommitted": o.include_uncommitted,
              "max_parallel": o.max_parallel, "fence": o.fence, "max_cost_usd": o.max_cost_usd}
     data.update({k: v for k, v in flags.items() if v is not None})
@@ -73,32 +74,26 @@ def apply_flags(cfg: DebateConfig, o: RunOptions) -> DebateConfig:
 
 
 def protocol_settings(rules, cfg: DebateConfig, options: RunOptions):
-    """The protocol's settings: its ``protocol:`` key over the lineup's top-level ``rounds``,
-    ``--rounds`` over both (when its settings have ``rounds``: a protocol may have none); a
-    wrong one is one line naming the key."""
-    has_rounds = _takes_rounds(rules, cfg.rounds)
-    if options.rounds is not None and not has_rounds:
+    """The protocol's settings: its ``protocol:`` key (over the lineup's top-level ``rounds``
+    when the protocol counts its rounds as ``rounds``, as disputatio does), then ``--rounds``
+    into the setting it names (``rounds_setting``). A wrong one is one line naming the key in
+    the file, or ``--rounds`` when the file alone is fine."""
+    target = rounds_setting(rules, cfg.rounds)
+    if options.rounds is not None and target is None:
         raise UsageError("--rounds: this protocol has no rounds")
-    base = {"rounds": cfg.rounds} if has_rounds else {}
-    data = {**base, **cfg.protocol}
-    if options.rounds is not None:
-        data["rounds"] = options.rounds
+    data = {**({"rounds": cfg.rounds} if target == "rounds" else {}), **cfg.protocol}
     try:
-        # which settings came from the command line: a protocol may read --rounds otherwise
-        # than the lineup's top-level default
-        flags = {"rounds"} if options.rounds is not None else set()
-        settings = rules.Config.model_validate(data, context={"flags": flags})
+        settings = rules.Config.model_validate(data, context={"flags": set()})
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = "protocol." + ".".join(str(x) for x in err["loc"])
-        key = tuple(str(x) for x in err["loc"])
-        # a rounds the protocol key does not set is the lineup's top-level one
-        from_top = key[:1] == ("rounds",) and "rounds" not in cfg.protocol
-        line = cfg.place("rounds") if from_top else cfg.place("protocol", *key)
-        if flags and _valid(rules, {**base, **cfg.protocol}):
-            where, line = "--rounds", ""   # the file alone is fine: the flag is what is wrong
-        what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
-        raise UsageError(f"{line}{where}: {what}") from None
+        raise UsageError(_in_file(exc.errors()[0], cfg, target)) from None
+    if options.rounds is not None:
+        try:
+            # the context says which settings the command line gave, should a protocol care
+            settings = rules.Config.model_validate({**data, target: options.rounds},
+                                                   context={"flags": {"rounds"}})
+        except ValidationError as exc:
+            said = "" if target == "rounds" else f" (for this protocol --rounds sets {target})"
+            raise UsageError(f"--rounds: {exc.errors()[0]['msg']}{said}") from None
     check = getattr(rules, "check", None)   # optional: the settings against the lineup
     if check is None:
         return settings
@@ -108,22 +103,33 @@ def protocol_settings(rules, cfg: DebateConfig, options: RunOptions):
         raise UsageError(f"{cfg.place('protocol')}{exc}") from None
 
 
-def _takes_rounds(rules, rounds: int) -> bool:
-    """Whether the protocol's settings take ``rounds`` (a field, or read by a validator)."""
+def _in_file(err, cfg: DebateConfig, target: str | None) -> str:
+    """A setting the lineup file got wrong, at its line: ``file:line: protocol.key: what``."""
+    key = tuple(str(x) for x in err["loc"])
+    # a rounds the protocol key does not set is the lineup's top-level one
+    from_top = key[:1] == ("rounds",) and "rounds" not in cfg.protocol
+    line = cfg.place("rounds") if from_top else cfg.place("protocol", *key)
+    what = err["msg"]
+    if err["type"] == "extra_forbidden":
+        what = "unknown setting" + (f" ({target} sets this protocol's rounds)"
+                                    if key == ("rounds",) and target else "")
+    return f"{line}{'.'.join(('protocol', *key))}: {what}"
+
+
+def rounds_setting(rules, rounds: int) -> str | None:
+    """The setting ``--rounds`` sets: the one the protocol's settings name (``ROUNDS_FLAG``,
+    as a committee's ``max_rounds``), else ``rounds`` when they take it (a field, or read by
+    a validator), else None: the protocol has no rounds."""
+    named = getattr(rules.Config, "ROUNDS_FLAG", None)
+    if named is not None:
+        return str(named)
     try:
         rules.Config.model_validate({"rounds": rounds}, context={"flags": set()})
     except ValidationError as exc:
-        return not any(e["type"] == "extra_forbidden" and tuple(e["loc"]) == ("rounds",)
-                       for e in exc.errors())
-    return True
-
-
-def _valid(rules, data: dict) -> bool:
-    try:
-        rules.Config.model_validate(data, context={"flags": set()})
-    except ValidationError:
-        return False
-    return True
+        if any(e["type"] == "extra_forbidden" and tuple(e["loc"]) == ("rounds",)
+               for e in exc.errors()):
+            return None
+    return "rounds"
 
 
 def check_binaries(cfg: DebateConfig) -> None:

@@ -24,9 +24,9 @@ drops, why it ended, its transcript) is ``committee_meeting``'s, how it reads
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from disputatio.events import EventData
 from disputatio.protocols import committee_minutes, judging, labels
@@ -80,22 +80,15 @@ SEATED_JUDGES = "judge"
 class Config(BaseModel):
     """``max_rounds`` (default 8, hard cap 16) and ``attempts`` per member and round for a
     retryable failure (default 3), under the lineup's ``protocol:`` key. ``--rounds N`` sets
-    ``max_rounds``; the lineup's top-level ``rounds`` counts the disputatio protocol's reaction
-    rounds and does not apply to a committee."""
+    ``max_rounds``; a ``rounds`` key is refused, and the lineup's top-level ``rounds`` (the
+    disputatio protocol's reaction rounds) is not handed to a committee."""
 
     # taken as written, like the rest of the lineup: "3" or true is no count
     model_config = ConfigDict(extra="forbid", strict=True)
+    ROUNDS_FLAG: ClassVar[str] = "max_rounds"   # the setting --rounds sets
 
-    rounds: int = Field(default=1, ge=0, le=20)
     max_rounds: int = Field(default=8, ge=1, le=16)
     attempts: int = Field(default=3, ge=1, le=5)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _flag_sets_max_rounds(cls, data: Any, info: ValidationInfo) -> Any:
-        if isinstance(data, dict) and "rounds" in (info.context or {}).get("flags", ()):
-            data = {**data, "max_rounds": data.get("rounds")}
-        return data
 
 
 def started(config: BaseModel) -> dict[str, Any]:

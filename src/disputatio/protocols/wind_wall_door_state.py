@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from disputatio.events import DebateStarted, EventData
 from disputatio.protocols import labels
@@ -25,10 +25,12 @@ MODE = {"wind": "pathos", "wall": "ethos", "door": "logos"}
 
 
 class Config(BaseModel):
-    """The settings under the lineup's ``protocol:`` key; ``--rounds`` is ``max_rounds``. The
-    lineup's top-level ``rounds`` (the disputatio protocol's reaction rounds) is not read."""
+    """The settings under the lineup's ``protocol:`` key; ``--rounds`` is ``max_rounds``, and a
+    ``rounds`` key is refused. The lineup's top-level ``rounds`` (the disputatio protocol's
+    reaction rounds) is not read."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+    ROUNDS_FLAG: ClassVar[str] = "max_rounds"   # the setting --rounds sets
 
     wind: str | None = None          # the participant playing each role (default: lineup order)
     wall: str | None = None
@@ -40,16 +42,6 @@ class Config(BaseModel):
     max_refinement_loops: int = Field(3, ge=0, le=10)
     strict: bool = False
     max_redos: int = Field(2, ge=0, le=5)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _rounds_flag(cls, data: Any, info: ValidationInfo) -> Any:
-        if isinstance(data, dict) and "rounds" in data:
-            data = dict(data)
-            rounds = data.pop("rounds")
-            if "rounds" in ((info.context or {}).get("flags") or ()):
-                data["max_rounds"] = rounds
-        return data
 
 
 @dataclass
