@@ -7,6 +7,7 @@ each step as the engine would, appending the events the ledger would hold."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -224,6 +225,18 @@ def test_no_refinement_allowed_means_stalemate_at_the_first_rejection():
     ("APPROVE, though I almost rejected it", "REJECT"), ("Approvers disagree", "REJECT")])
 def test_a_vote_is_approve_only_when_the_first_line_says_so_alone(text, vote):
     assert wwd.parse_vote(text) == vote
+
+
+def test_the_vote_prompt_says_the_rule_parse_vote_applies():
+    specs, _, _ = play(begin())
+    prompt = prompt_of(next(s for s in specs if s.phase == "vote"))
+    rule = prompt[prompt.index("- Vote on the first line"):prompt.index("- If you reject")]
+    assert "exactly" not in rule and "nothing else" not in rule
+    examples = re.findall(r'"([^"]+)"', rule)
+    assert len(examples) == 3
+    for example in examples:   # each example counts as the vote it starts with
+        want = wwd.REJECT if example.upper().startswith("REJECT") else wwd.APPROVE
+        assert wwd.parse_vote(example + "\n\nBecause.") == want, example
 
 
 # --- contracts ------------------------------------------------------------------------------
