@@ -82,6 +82,8 @@ def presentation(s: State, m: Meeting) -> Presentation:
     extra: dict[str, Any] = {} if last is None else {
         "judgment": {**rulings.record(last), "recused": labels.recused(s.started)},
         "findings": rulings.findings(last, names)}
+    # debate.json: why the meeting ended, even when a judge then ruled on it
+    extra.update(ending=m.end, rounds_held=m.held)
     return Presentation(verdict=s.latest_status(), title=title, order=order,
                         interlude=interlude, where=where, documents=documents,
                         coda=lambda: due(float("inf")), extra=extra,

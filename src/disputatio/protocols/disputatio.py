@@ -327,6 +327,9 @@ def presentation(s: State) -> Presentation:
     extra: dict[str, Any] = {} if last is None else {
         "judgment": {**rulings.record(last), "recused": labels.recused(s.started)},
         "findings": rulings.findings(last, names)}
+    # reaction rounds that ran, those after the human's answers included
+    extra["rounds_held"] = max((t.round for t in s.turns.values() if t.phase == "reaction"),
+                               default=0)
     return Presentation(verdict=s.latest_status(), title=lambda t: _title(t, s.rounds),
                         order=order, interlude=interlude, where=_where,
                         documents=lambda ended, header: _documents(s, w, names, ended, header),

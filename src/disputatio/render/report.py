@@ -159,17 +159,30 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
     return "\n".join(lines)
 
 
+# where a debate stands before it has an ending
+_UNDER_WAY = ("running", "interrupted", "unfinished")
+
+
 def debate_json(debate: _Debate, views, status: str, reason: str, events,
                 look: Look) -> dict:
+    """The debate for machines. ``ending`` is the protocol's own word for why it ended (a
+    committee's ``all-passed`` even when a judge then ruled ``resolved``), else the status;
+    ``rounds`` is what was set (a committee's cap), ``rounds_held`` what was held."""
     t = summary.totals(views)
     started = debate.started
+    own = dict(look.extra)
+    ending = own.pop("ending", None) or (None if status in _UNDER_WAY else status)
+    held = own.pop("rounds_held", None)
     return {
         "status": status,
         "reason": reason or None,
+        "protocol": started.protocol,
+        "ending": ending,
         "verdict": look.verdict,
-        **look.extra,
+        **own,
         "quaestio": sanitize(started.quaestio),
         "rounds": started.rounds,
+        "rounds_held": held,
         "participants": [{"name": n, **started.lineup.get(n, {}),
                           **({"label": started.labels[n]} if started.labels and n in started.labels
                              else {})}
