@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import colorsys
 import io
+import re
 
 from rich.console import Console
 from rich.rule import Rule
@@ -37,6 +38,21 @@ def _block(text: str) -> str:
 
 def _line(text: str, limit: int = 300) -> str:
     return shown_bidi(one_line(text, limit))
+
+
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+
+
+def _ours(line: str) -> Text:
+    """A line of ours written for debate.md (a heading, bold, an italic remark) as text: the
+    terminal shows what it says, not its markdown."""
+    text = sanitize(line)
+    if text.startswith("#"):
+        return Text(text.lstrip("#").strip(), style="bold")
+    text = _STRONG.sub(r"\1", text)
+    if len(text) > 2 and text[0] == text[-1] == "_":
+        return Text(text[1:-1], style="italic")
+    return Text(text)
 
 
 def colour(label: str) -> str:
@@ -82,7 +98,7 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
     for view in views:
         v = view.turn
         for extra in look.interlude(v):
-            console.print(Text(sanitize(extra)))
+            console.print(_ours(extra))
         state = {True: "answered", False: "failed",
                  None: "working" if running else "unfinished"}[view.ok]
         cost = "cost unknown" if v.cost_usd is None else f"${v.cost_usd:.2f}"
@@ -90,7 +106,9 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
         console.print()
         console.print(Rule(title, align="left", style=colour(v.participant)
                            if v.participant in labels else ""))
-        console.print(Text(_line(f"{state} · {v.seat or 'participant'} · {v.phase} · round "
+        seat = v.seat or "participant"   # a seat named by its phase is said once
+        phase = "" if v.phase == seat else f"{v.phase} · "
+        console.print(Text(_line(f"{state} · {seat} · {phase}round "
                                     f"{v.round} · {v.adapter} · {cost} · "
                                     f"{summary.fmt_tokens(v.tokens)}"), style="dim"))
         if view.ok:
@@ -104,7 +122,7 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
             console.print(Text("Did not finish (interrupted during this turn).", style="red"))
 
     for extra in look.coda():
-        console.print(Text(sanitize(extra)))
+        console.print(_ours(extra))
     ended = [v.turn for v in ran if v.ok is not None]
     files, primary = look.documents(ended, "")
     if primary and primary in files:
