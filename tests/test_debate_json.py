@@ -47,3 +47,5 @@ def test_wind_wall_door_ends_in_its_own_word(home):
     assert data["protocol"] == "wind-wall-door"
     assert data["ending"] == data["status"] and data["ending"] in (
         "synthesis", "stalemate", "exhaustion")
+    held = max(t["round"] for t in data["turns"] if t["phase"] in ("wind", "wall", "door"))
+    assert data["rounds"] == 4 and data["rounds_held"] == held

@@ -58,7 +58,9 @@ def present(s: State, c: Course) -> Presentation:
     facts: dict[str, str | None] = {"Rounds": f"at most {s.cfg.max_rounds}"}
     if s.started.judge:
         facts["Judge"] = None   # the lineup's judge takes no part in this protocol
-    return Presentation(verdict=None, extra={"verdict": vote}, title=lambda t: _title(c, t),
+    held = max((t.round for _, t in c.spoken if t.turn_id.startswith("turn-")), default=0)
+    return Presentation(verdict=None, extra={"verdict": vote, "rounds_held": held},
+                        title=lambda t: _title(c, t),
                         order=lambda t, ps: rank(t.turn_id), interlude=interlude,
                         where=_where, coda=lambda: after[:],
                         documents=lambda ended, header: _documents(s, c, header),
