@@ -191,9 +191,10 @@ def test_env_values_that_are_lists_or_maps_are_refused(value, kind):
 
 def test_env_numbers_and_booleans_become_strings_as_a_shell_would():
     cfg = parse_text(TWO.replace("claude\n", "claude\n    env: {A: 1, B: true, C: 1.5, "
-                                 "D: null, E: no, F: text}\n"), "x.yaml")
+                                 "D: null, E: no, F: text, G: On}\n"), "x.yaml")
+    # yes, no, on and off are words, as YAML 1.2 reads them (and a shell passes them)
     assert cfg.participants[0].env == {"A": "1", "B": "true", "C": "1.5", "D": "",
-                                       "E": "false", "F": "text"}
+                                       "E": "no", "F": "text", "G": "On"}
 
 
 @pytest.mark.parametrize("entry, what", [

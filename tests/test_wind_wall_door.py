@@ -344,9 +344,40 @@ def test_a_role_naming_nobody_is_refused_before_anything_is_made(home, tmp_path)
     cfg = write_config(tmp_path / "d.yaml", [sim("ann"), sim("bob")], protocol={"door": "zed"})
     r = invoke("run", "--protocol", "wind-wall-door", "q", "--config", str(cfg), cwd=home)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr == f"error: {cfg}:1: protocol.door: 'zed' is not a participant of the " \
-                       "lineup (ann, bob)\n"
+    assert r.stderr == f"error: {cfg}:2: protocol.door: 'zed' is not a participant of the " \
+                       "lineup (ann, bob)\n"   # the line of door:, below protocol:
     assert not (home / ".debate").exists()
+
+
+LINEUP = ("participants:\n  - {adapter: simulated, name: ann, model: a}\n"
+          "  - {adapter: simulated, name: bob, model: b}\nprotocol:\n  max_turns: 6\n")
+
+
+@pytest.mark.parametrize("settings, said", [
+    ("  wind: zed\n", "6: protocol.wind: 'zed' is not a participant of the lineup (ann, bob)"),
+    ("  order: mediated\n  mediator: nobody\n", "7: protocol.mediator: 'nobody' is not a "
+                                                "participant"),
+    ("  order: fixed\n  mediator: ann\n", "7: protocol.mediator: only the mediated order"),
+    ("  order: mediated\n", "6: protocol.order: in the mediated order without a 'mediator'"),
+    ("  strict: yes\n", "6: protocol.strict: Input should be a valid boolean"),
+    ("  strict: on\n", "6: protocol.strict: Input should be a valid boolean")])
+def test_a_wrong_setting_is_refused_at_its_own_line(home, tmp_path, settings, said):
+    cfg = tmp_path / "d.yaml"
+    cfg.write_text(LINEUP + settings)
+    r = invoke("run", "--protocol", "wind-wall-door", "q", "--config", str(cfg), cwd=home)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert r.stderr.startswith(f"error: {cfg}:{said}"), r.stderr
+    assert not (home / ".debate").exists()
+
+
+def test_strict_takes_true_or_false(home, tmp_path):
+    cfg = tmp_path / "d.yaml"
+    cfg.write_text(LINEUP + "  strict: true\n  max_redos: 0\n")
+    r = invoke("run", "--protocol", "wind-wall-door", "q", "--config", str(cfg), "-q", cwd=home)
+    assert r.returncode == 0, r.stderr
+    started = json.loads(next((home / ".debate").glob("debate-*/events.jsonl")).read_text()
+                         .splitlines()[0])["data"]
+    assert started["settings"]["strict"] is True
 
 
 def test_the_demo_shows_the_protocol_and_protocols_lists_it(home):

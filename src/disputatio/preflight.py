@@ -99,8 +99,8 @@ def protocol_settings(rules, cfg: DebateConfig, options: RunOptions):
         return settings
     try:
         return check(settings, [p.display for p in cfg.participants], options.human)
-    except ValueError as exc:
-        raise UsageError(f"{cfg.place('protocol')}{exc}") from None
+    except ValueError as exc:   # at the line of the setting it names (``key``), if it does
+        raise UsageError(f"{cfg.place('protocol', *getattr(exc, 'key', ()))}{exc}") from None
 
 
 def _in_file(err, cfg: DebateConfig, target: str | None) -> str:

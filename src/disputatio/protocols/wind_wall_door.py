@@ -73,6 +73,15 @@ FOCUS_BUDGET = 40_000
 SEATED_JUDGES = None
 
 
+class SettingError(ValueError):
+    """A setting that does not fit the lineup; ``key`` names it, so that the error points at
+    its own line of the lineup file."""
+
+    def __init__(self, key: str, what: str):
+        super().__init__(f"protocol.{key}: {what}")
+        self.key = (key,)
+
+
 def check(config: BaseModel, participants: list[str], human: bool) -> Config:
     """The settings checked against the lineup and completed from it: roles default to the
     participants in lineup order (Door to the third, else the first)."""
@@ -83,14 +92,14 @@ def check(config: BaseModel, participants: list[str], human: bool) -> Config:
     for key in (*ROLES, "mediator"):
         name = getattr(c, key)
         if name is not None and name not in participants:
-            raise ValueError(f"protocol.{key}: '{name}' is not a participant of the lineup "
-                             f"({', '.join(participants)})")
+            raise SettingError(key, f"'{name}' is not a participant of the lineup "
+                                    f"({', '.join(participants)})")
     if c.mediator is not None and c.order != "mediated":
-        raise ValueError("protocol.mediator: only the mediated order has a mediator; add "
-                         "'order: mediated' or drop 'mediator'")
+        raise SettingError("mediator", "only the mediated order has a mediator; add "
+                                       "'order: mediated' or drop 'mediator'")
     if c.order == "mediated" and c.mediator is None and not human:
-        raise ValueError("protocol.order: in the mediated order without a 'mediator' "
-                         "participant you pick each speaker: run with --human")
+        raise SettingError("order", "in the mediated order without a 'mediator' participant "
+                                    "you pick each speaker: run with --human")
     return c.model_copy(update={k: getattr(c, k) or fill[k] for k in ROLES})
 
 
