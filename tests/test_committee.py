@@ -235,7 +235,7 @@ def test_a_steer_reopens_a_meeting_where_everyone_had_passed():
     done, steps, _ = meet([started(human=True)], speak, lambda ask: next(answers))
     asks = [s for s in steps if isinstance(s, Ask)]
     assert [a.key for a in asks] == ["round-1", "round-2", "round-3", "round-4"]
-    assert asks[1].title == "Round 2 is over: every member passed"
+    assert asks[1].title == "Round 2 of at most 8 is over: every member passed"
     assert done.status == c.ALL_PASSED and done.reason == "every member passed in round 4"
     assert "Think of the CI" in prompt(steps, "round-3/b")["since"]
     assert "Think of the CI" not in prompt(steps, "round-2/b")["since"]
@@ -303,7 +303,7 @@ def test_with_a_judge_the_transcript_is_ruled_on_after_the_meeting():
         says("# Report") if t.role == "synthesizer" else
         says(f"{t.participant} prefers spaces") if t.round == 1 else PASS))
     assert done.status == "resolved"
-    assert done.reason == "the meeting ended all-passed: every member passed in round 2"
+    assert done.reason == "the meeting ended: every member passed in round 2"
     ruling = next(t for s in steps for t in s.turns if t.phase == "respondeo")
     record = ruling.variables["transcript"]
     assert "### Round 1" in record and "#### Participant B, round 1\n\n> b prefers spaces" in record

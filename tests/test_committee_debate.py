@@ -33,22 +33,28 @@ def meet(home: Path, cfg: Path, *args: str):
 
 
 def test_a_meeting_without_a_judge_ends_all_passed_with_its_minutes(home, tmp_path):
-    ran = meet(home, lineup(tmp_path / "c.yaml", trio()), "-q")
+    ran = meet(home, lineup(tmp_path / "c.yaml", trio()))
     assert ran.returncode == 0, ran.stderr
     minutes = one_path(ran.stdout)
     assert minutes.name == "minutes.md"
-    assert "the meeting ended all-passed: every member passed in round 3" in ran.stderr
+    assert ran.stderr.endswith("\nthe meeting ended: every member passed in round 3\n")
     folder = minutes.parent
     data = json.loads((folder / "debate.json").read_text())
     assert data["status"] == "all-passed" and data["judge"] is None
     assert [t["turn_id"] for t in data["turns"]][:3] == [
         "round-1/advocate", "round-1/skeptic", "round-1/pragmatist"]
     md = (folder / "debate.md").read_text()
-    assert "## Round 1 — advocate" in md and "## Round 2, passes — advocate" in md
-    assert "## Round 2 — skeptic" in md and "## Round 3, passes — skeptic" in md
-    assert md.index("## Round 1 — pragmatist") < md.index("## Round 2, passes — advocate")
+    assert "## Round 1 — advocate" in md and "## Round 2 — skeptic" in md
+    # a round's passes are one line, after what was said in it, not a section each
+    assert "passes — " not in md and "&lt;PASS/&gt;" not in md and "<PASS/>" not in md
+    assert "## Round 2 — skeptic" in md.split("## Round 2, passes\n\nadvocate and "
+                                               "pragmatist passed.\n", 1)[0]
+    assert "## Round 3, passes\n\nEvery member passed: advocate, skeptic and pragmatist.\n" \
+        in md
+    assert md.count("## Round 2, passes") == 1
     text = minutes.read_text()
-    assert "**The meeting ended all-passed:** every member passed in round 3." in text
+    assert "**The meeting ended:** every member passed in round 3." in text
+    assert "all-passed" not in text
     skeptic = text.split("### skeptic", 1)[1].split("### pragmatist", 1)[0]
     assert "Passed in round 3." in skeptic and "Last contribution (round 2):" in skeptic
     assert "judge None" not in text
@@ -69,7 +75,7 @@ def test_a_member_that_keeps_failing_is_dropped_visibly(home, tmp_path):
     md = (folder / "debate.md").read_text()
     assert "## Round 1, attempt 3, dropped — bob" in md
     assert f"## System, after round 1\n\n{line}" in md
-    assert md.index("## System, after round 1") < md.index("## Round 2, passes — advocate")
+    assert md.index("## System, after round 1") < md.index("## Round 2, passes")
     assert "bob failed 3 attempts; the last failed (api_error) in round 1 (attempt 3)" in md
     minutes = (folder / "minutes.md").read_text()
     assert "dropped: bob in round 1" in minutes
@@ -118,7 +124,7 @@ def test_the_demo_meets_and_the_judge_rules(home):
     assert "Participant A (advocate)" in ruling
     data = json.loads((folder / "debate.json").read_text())
     assert data["status"] == "resolved"
-    assert data["reason"] == "the meeting ended all-passed: every member passed in round 3"
+    assert data["reason"] == "the meeting ended: every member passed in round 3"
     assert invoke("verify", "--debate", str(folder), cwd=home).returncode == 0
 
 
@@ -145,7 +151,7 @@ def test_the_human_closes_the_meeting(home, tmp_path):
                                                       choice=committee.CLOSE)
     md = (out.path.parent / "debate.md").read_text()
     assert "## The human, after round 1\n\nCloses the meeting." in md
-    assert "the human closed the meeting after round 1" in (
+    assert "**The meeting ended:** the human closed it after 1 round." in (
         out.path.parent / "minutes.md").read_text()
 
 

@@ -86,7 +86,7 @@ def protocol_settings(rules, cfg: DebateConfig, options: RunOptions):
         settings = rules.Config.model_validate(data, context={"flags": set()})
     except ValidationError as exc:
         raise UsageError(_in_file(exc.errors()[0], cfg, target)) from None
-    if options.rounds is not None:
+    if options.rounds is not None and target is not None:
         try:
             # the context says which settings the command line gave, should a protocol care
             settings = rules.Config.model_validate({**data, target: options.rounds},

@@ -64,6 +64,7 @@ class Ask:
     participants: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     latest: tuple[tuple[str, str], ...] = ()   # (who, what they said) to show before asking
+    notes: tuple[str, ...] = ()                # lines of ours told first (a member dropped)
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,9 @@ class Presentation:
     documents: Callable[[list[Turn], str], tuple[dict[str, str], str | None]]
     # lines of ours after the last turn (what happened once no turn followed it)
     coda: Callable[[], list[str]] = field(default=lambda: [])
+    # debate.md's lines in place of a turn's section, or None to give it one (a committee's
+    # passes: one line for the round)
+    folded: Callable[[Turn], list[str] | None] = field(default=lambda t: None)
     # the protocol's own keys in debate.json (disputatio: judgment, findings)
     extra: dict[str, Any] = field(default_factory=dict)
     # debate.md's facts in the protocol's own words, over the generic ones ("Rounds": "3 held

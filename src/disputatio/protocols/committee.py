@@ -14,7 +14,7 @@ meeting's transcript is ruled on as in the disputatio protocol (respondeo, answe
 either way ``minutes.md`` records where every member stood when the meeting ended.
 
 Ctrl-C or SIGTERM (the run context's cancel) interrupts the meeting like any debate, to be
-finished with ``--resume``; ``cancelled`` is the human closing it for good.
+finished with ``disputatio resume``; ``cancelled`` is the human closing it for good.
 
 Here are its settings, what runs next and its policy; the meeting as the ledger has it (rounds,
 drops, why it ended, its transcript) is ``committee_meeting``'s, how it reads
@@ -63,9 +63,12 @@ from disputatio.protocols.committee_meeting import (  # noqa: F401  (is_pass: it
     attempt_id,
     describe,
     drop_line,
+    ended,
     is_pass,
+    listed,
     meeting,
     quoted,
+    rounds,
     seat_lines,
     transcript,
     verdict,
@@ -111,17 +114,19 @@ def next_step(s: State) -> Step | Ask | Done:
         return _round(s, m)
     if m.end == NO_ACTIVE:
         return Done(NO_ACTIVE, describe(s, m) + "; once the cause is fixed, `disputatio "
-                    "--resume` gives those dropped last another attempt")
+                    "resume` gives those dropped last another attempt")
     if s.judge is None:
         return Done(m.end, describe(s, m))
-    return _judge(s, f"the meeting ended {m.end}: {describe(s, m)}")
+    return _judge(s, ended(s, m))
 
 
 def _round(s: State, m: Meeting) -> Step:
+    """The pending seats of the open round; the drops of the round before are told as it
+    begins, unless the human was told them at the question between the two."""
     rnd, pending = m.held, m.pending()
     first = all(x.attempt == 1 for x in pending)
     notes = tuple(drop_line(s, x) for x in m.rounds[-2].values()
-                  if x.kind == "dropped") if first and rnd > 1 else ()
+                  if x.kind == "dropped") if first and rnd > 1 and not s.asks_human else ()
     turns = tuple(TurnSpec(attempt_id(rnd, x.member, x.attempt), x.member, "participant",
                            PHASE, rnd, "committee", _prompt(s, m, x.member))
                   for x in pending)
@@ -131,17 +136,24 @@ def _round(s: State, m: Meeting) -> Step:
 
 def _ask(s: State, m: Meeting) -> Ask:
     """After each round: agree with a member, skip, steer (which reopens a meeting where
-    everyone passed), or close the meeting; at the last round only agree or skip."""
+    everyone passed), or close the meeting; at the last round only agree or skip. Who was
+    dropped in the round, and why, is told first, and then who is still in the meeting."""
     rnd = m.held
     seats = [x for x in m.rounds[-1].values() if x.kind in ("spoke", "passed")]
     last = rnd >= s.max_rounds
     passed = all(x.kind == "passed" for x in seats)
-    title = f"Round {rnd} is over" + (": every member passed" if passed else "")
+    title = (f"Round {rnd} of at most {s.max_rounds} is over"
+             + (": every member passed" if passed else ""))
+    notes = tuple(drop_line(s, x) for x in m.rounds[-1].values() if x.kind == "dropped")
+    if m.dropped:
+        notes += (f"Still in the meeting: {listed([x.member for x in seats])}.",)
     return Ask(f"round-{rnd}", rnd, title,
                choices=("agree", "skip") if last else ("agree", "skip", "steer", "pick"),
                participants=tuple(x.member for x in seats),
                options=() if last else (CLOSE,),
-               latest=tuple((x.member, x.turn.text) for x in seats if x.turn is not None))
+               latest=tuple((x.member, "(passes: nothing new to add)" if x.kind == "passed"
+                             else x.turn.text) for x in seats if x.turn is not None),
+               notes=notes)
 
 
 def _prompt(s: State, m: Meeting, member: str) -> dict[str, str]:
@@ -180,8 +192,8 @@ def _ruled(s: State, rid: str) -> Turn | None:
 
 def _judge(s: State, reason: str) -> Step | Done:
     """As in the disputatio protocol: a ruling in findings (an unreadable one asked again once,
-    ``respondeo-<k>/retry``), another after each ``--continue``, a report once resolved; with
-    the committee's own prompts."""
+    ``respondeo-<k>/retry``), another after each ``disputatio continue``, a report once
+    resolved; with the committee's own prompts."""
     k = len(s.answers) + 1
     rid = judged.respondeo_id(k)
     m = meeting(s)
@@ -209,7 +221,7 @@ def _judge(s: State, reason: str) -> Step | Done:
     ruling = s.turns.get(f"{rid}/{RETRY}", ruling)
     if not ruling.ok:
         return Done("failed", f"the judge gave no ruling ({ruling.failure}: {ruling.message});"
-                              " once fixed, `disputatio --resume` asks it again")
+                              " once fixed, `disputatio resume` asks it again")
     status = verdict(ruling.text, quoted(s))
     if status != RESOLVED:
         return Done(status.lower(), reason)
@@ -222,14 +234,14 @@ def _judge(s: State, reason: str) -> Step | Done:
                                           "redactio", k, "committee_redactio", variables),))
     if not draft.ok:
         return Done("failed", f"the synthesizer gave no report ({draft.failure}: "
-                              f"{draft.message}); once fixed, `disputatio --resume` asks again")
+                              f"{draft.message}); once fixed, `disputatio resume` asks again")
     return Done("resolved", reason)
 
 
 # --- the protocol's policy, as app asks for it ------------------------------------------------
 
 def lineup_line(s: State) -> str:
-    return (f"committee of {', '.join(s.participants)} · at most {s.max_rounds} rounds"
+    return (f"committee of {', '.join(s.participants)} · at most {rounds(s.max_rounds)}"
             + (f" · judge {s.judge}" if s.judge else " · no judge"))
 
 
@@ -254,8 +266,8 @@ def accept(s: State, request: str, answers: str = "") -> EventData:
 
 
 def retry(s: State, done: Done) -> list[str] | None:
-    """What ``--resume`` runs again: when every member was dropped, another attempt for those
-    dropped in the last round; when the judge or the synthesizer failed, their turn."""
+    """What ``disputatio resume`` runs again: when every member was dropped, another attempt
+    for those dropped in the last round; when the judge or the synthesizer failed, their turn."""
     if done.status == NO_ACTIVE:
         m = meeting(s)
         return [x.turn.turn_id for x in m.rounds[-1].values()
@@ -266,14 +278,16 @@ def retry(s: State, done: Done) -> list[str] | None:
 
 
 def ending(done: Done, primary: str) -> Ending:
-    """A meeting that lost every member, or a judge that gave no ruling, fails the command."""
+    """A meeting that lost every member, or a judge that gave no ruling, fails the command;
+    a meeting that ended without a judge closes with why (a line ``-q`` leaves out)."""
     if done.status in (NO_ACTIVE, "failed"):
         return Ending(True, done.reason)
     said = ruling_message(done.status, primary)
     if said is not None:
         return Ending(False, said)
-    return Ending(False, f"the meeting ended {done.status}: {done.reason}"
-                  if done.status in (ALL_PASSED, MAX_ROUNDS, CANCELLED) else "")
+    if done.status in (ALL_PASSED, MAX_ROUNDS, CANCELLED):
+        return Ending(False, f"the meeting ended: {done.reason}", closing=True)
+    return Ending(False, "")
 
 
 # --- how its meeting reads (protocols/committee_minutes.py) -----------------------------------

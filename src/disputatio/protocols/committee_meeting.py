@@ -146,13 +146,28 @@ def _termination(s: State, m: Meeting, active: list[str]) -> str | None:
 
 
 def describe(s: State, m: Meeting) -> str:
-    """Why the meeting ended, in a sentence."""
-    why = {CANCELLED: f"the human closed the meeting after round {m.held}",
-           NO_ACTIVE: f"every member was dropped (the last in round {m.held})",
-           MAX_ROUNDS: f"the meeting held its {s.max_rounds} rounds",
+    """Why the meeting ended, in words rather than its status's name."""
+    why = {CANCELLED: f"the human closed it after {rounds(m.held)}",
+           NO_ACTIVE: f"every member was dropped, the last in round {m.held}",
+           MAX_ROUNDS: f"the round cap ({s.max_rounds}) was reached",
            ALL_PASSED: f"every member passed in round {m.held}"}.get(m.end or "", "")
     gone = [f"{p} in round {r}" for p, r in m.dropped.items()]
     return why + (f"; dropped: {', '.join(gone)}" if gone and m.end != NO_ACTIVE else "")
+
+
+def ended(s: State, m: Meeting) -> str:
+    """The meeting's closing line: ``the meeting ended: <why>``."""
+    return f"the meeting ended: {describe(s, m)}"
+
+
+def rounds(n: int) -> str:
+    return f"{n} round" + ("" if n == 1 else "s")
+
+
+def listed(members: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(members[:-1]), members[-1]] if len(members) > 1
+                        else members)
 
 
 # --- the meeting as its readers see it -----------------------------------------------------

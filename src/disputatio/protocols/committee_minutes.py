@@ -1,6 +1,6 @@
-"""How a committee meeting reads: ``debate.md``'s titles (rounds, attempts, passes, drops),
-the system lines and the human's actions between rounds, the judge's rulings and report, and
-``minutes.md``, where every member stood when the meeting ended."""
+"""How a committee meeting reads: ``debate.md``'s titles (rounds, attempts, drops), a round's
+passes in one line, the system lines and the human's actions between rounds, the judge's
+rulings and report, and ``minutes.md``, where every member stood when the meeting ended."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from disputatio.protocols.committee_meeting import (
     describe,
     drop_line,
     is_pass,
+    listed,
     quoted,
     transcript,
 )
@@ -65,10 +66,31 @@ def presentation(s: State, m: Meeting) -> Presentation:
         return f"round {t.round}" + (f" (attempt {n})" if n > 1 else "")
 
     def order(t: Turn, participants: list[str]) -> tuple:
+        """By round, a round's passes after what was said in it."""
         who = participants.index(t.participant) if t.participant in participants \
             else len(participants)
-        return (t.phase != PHASE, t.round if t.phase == PHASE else 0, _attempt(t), who,
-                t.phase == "redactio", t.round, t.turn_id)
+        return (t.phase != PHASE, t.round if t.phase == PHASE else 0, passes(t), _attempt(t),
+                who, t.phase == "redactio", t.round, t.turn_id)
+
+    def passes(t: Turn) -> bool:
+        return t.phase == PHASE and t.ok and is_pass(t.text)
+
+    told: set[int] = set()
+
+    def folded(t: Turn) -> list[str] | None:
+        """A round's passes in one line, where its first pass would be; None for a turn that
+        is a section of its own."""
+        if not passes(t):
+            return None
+        if t.round in told:
+            return []
+        told.add(t.round)
+        seats = m.rounds[t.round - 1].values() if t.round <= m.held else ()
+        who = [x.member for x in seats if x.kind == "passed"] or [t.participant]
+        every = len(who) == len(seats)
+        return [f"## Round {t.round}, passes", "",
+                (f"Every member passed: {listed(who)}." if every and len(who) > 1
+                 else f"{listed(who)} passed."), ""]
 
     def documents(ended: list[Turn], header: str) -> tuple[dict[str, str], str | None]:
         files, primary = _rulings(s, ended, header)
@@ -86,7 +108,7 @@ def presentation(s: State, m: Meeting) -> Presentation:
     extra.update(ending=m.end, rounds_held=m.held)
     return Presentation(verdict=s.latest_status(), title=title, order=order,
                         interlude=interlude, where=where, documents=documents,
-                        coda=lambda: due(float("inf")), extra=extra,
+                        coda=lambda: due(float("inf")), folded=folded, extra=extra,
                         facts={"Rounds": f"{m.held} held (at most {s.max_rounds})"})
 
 
@@ -159,7 +181,7 @@ def minutes(s: State, m: Meeting) -> str:
     """Where every member stood when the meeting ended, then the meeting by round."""
     lines = ["# Minutes", ""]
     if m.end:
-        lines += [f"**The meeting ended {m.end}:** {describe(s, m)}.", ""]
+        lines += [f"**The meeting ended:** {describe(s, m)}.", ""]
     else:
         lines += [f"**The meeting has not ended** (round {m.held} of at most "
                   f"{s.max_rounds}).", ""]

@@ -37,6 +37,8 @@ class Look(Protocol):
     @property
     def coda(self) -> Callable[[], list[str]]: ...
     @property
+    def folded(self) -> Callable[[Any], list[str] | None]: ...
+    @property
     def extra(self) -> dict[str, Any]: ...
     @property
     def facts(self) -> dict[str, str | None]: ...
@@ -131,6 +133,10 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
     for view in views:
         v = view.turn
         lines += look.interlude(v)
+        folded = look.folded(v)
+        if folded is not None:   # the protocol's own lines stand for it (a round's passes)
+            lines += folded
+            continue
         title = look.title(v)
         meta = [v.adapter]
         if v.duration_s is not None:
