@@ -41,8 +41,8 @@ def _no_nul(v: str) -> str:
 
 # A string that ends up on a CLI's command line: a NUL there fails only when the turn starts.
 Arg = Annotated[str, AfterValidator(_no_nul)]
-# YAML 1.1 reads a bare ``off`` as false: for a key whose value may be "off", that is what
-# the user wrote (``fence: off``, ``recusal: off``), not a boolean put in the wrong place.
+# For a key whose value may be "off" (``fence``, ``recusal``), ``false`` means it too; a bare
+# ``off`` is the word itself (the lineup's booleans are YAML 1.2's: true and false only).
 Off = BeforeValidator(lambda v: "off" if v is False else v)
 
 
