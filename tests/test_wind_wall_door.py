@@ -380,6 +380,20 @@ def test_strict_takes_true_or_false(home, tmp_path):
     assert started["settings"]["strict"] is True
 
 
+@pytest.mark.parametrize("people, status", [
+    ([sim("ann"), sim("bob", DISPUTATIO_SIM_VOTE="reject"), sim("cy")], "stalemate"),
+    ([sim("ann"), sim("bob"), sim("cy", DISPUTATIO_SIM_WWD="hold")], "exhaustion")])
+def test_quiet_prints_the_path_alone_whatever_the_ending(home, tmp_path, people, status):
+    cfg = write_config(tmp_path / "d.yaml", people, protocol={"max_rounds": 1})
+    loud = invoke("--protocol", "wind-wall-door", "q", "--config", str(cfg), cwd=home)
+    assert loud.returncode == 0 and f"\n{status}: " in loud.stderr, loud.stderr
+    assert "1 rounds" not in loud.stderr   # "exhaustion: 1 round, the most allowed"
+    quiet = invoke("--protocol", "wind-wall-door", "q", "--config", str(cfg), "-q", cwd=home)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert json.loads((Path(quiet.stdout.strip()).parent / "debate.json").read_text())[
+        "status"] == status
+
+
 def test_the_demo_shows_the_protocol_and_protocols_lists_it(home):
     r = invoke("--demo", "--protocol", "wind-wall-door", "Cache or shard?", "-q", cwd=home)
     assert r.returncode == 0, r.stderr

@@ -83,7 +83,7 @@ def test_rounds_on_the_command_line_bound_the_debate_which_ends_in_exhaustion(bo
     r = run_cli("--protocol", "wind-wall-door", "Cache or shard?", "--config", str(cfg),
                 "--rounds", "1", cwd=box.home, env=box.env)
     assert r.returncode == 0, r.stderr
-    assert "exhaustion: 1 rounds, the most allowed (max_rounds 1), and Door never called " \
+    assert "exhaustion: 1 round, the most allowed (max_rounds 1), and Door never called " \
            "the vote" in r.stderr
     evs = events(box.home)
     started = evs[0].data

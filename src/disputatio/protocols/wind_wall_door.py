@@ -135,9 +135,9 @@ def _debate(s: State, c: Course) -> Step | Ask | Done:
     n, last = 0, None
     while True:
         if n >= cfg.max_turns or n // 3 >= cfg.max_rounds:
-            what = (f"{n} turns, the most allowed (max_turns {cfg.max_turns})"
-                    if n >= cfg.max_turns else
-                    f"{n // 3} rounds, the most allowed (max_rounds {cfg.max_rounds})")
+            what = (f"{_count(n, 'turn')}, the most allowed (max_turns {cfg.max_turns})"
+                    if n >= cfg.max_turns else f"{_count(n // 3, 'round')}, the most allowed "
+                                               f"(max_rounds {cfg.max_rounds})")
             return Done("exhaustion", f"{what}, and Door never called the vote")
         n += 1
         rnd = (n - 1) // 3 + 1
@@ -162,6 +162,10 @@ def _debate(s: State, c: Course) -> Step | Ask | Done:
             if calls_vote(got.text):
                 c.called = n
                 return _consensus(s, c)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _consensus(s: State, c: Course) -> Step | Done:
@@ -368,10 +372,12 @@ def accept(s: State, request: str, answers: str = "") -> EventData:
 
 
 def ending(done: Done, primary: str) -> Ending:
+    """A failed turn and a force-closed debate fail the command; a stalemate or an exhaustion
+    closes with why (a line ``-q`` leaves out)."""
     if done.status in ("failed", "force_closed"):
         return Ending(True, done.reason)
     if done.status in ("stalemate", "exhaustion"):
-        return Ending(False, f"{done.status}: {done.reason}; read {primary}")
+        return Ending(False, f"{done.status}: {done.reason}; read {primary}", closing=True)
     return Ending(False, "")
 
 
