@@ -15,7 +15,13 @@ from types import SimpleNamespace
 import pytest
 
 from disputatio import folder, prompts
-from disputatio.events import DebateStarted, HumanActed, Resumed, TurnCompleted
+from disputatio.events import (
+    DebateStarted,
+    HumanActed,
+    Resumed,
+    TurnCompleted,
+    TurnStarted,
+)
 from disputatio.protocols import wind_wall_door as wwd
 from disputatio.protocols.base import Ask, Done, Step, TurnSpec
 from support import invoke, sim, write_config
@@ -294,6 +300,19 @@ def test_every_prompt_stays_bounded_whatever_the_roles_wrote():
     assert done.status == "stalemate" and any(s.phase == "refine" for s in specs)
     # the transcript's 200k, the synthesis and the feedback 40k each, and our own text
     assert max(len(prompt_of(s)) for s in specs) < 285_000
+
+
+def test_a_turn_cut_short_is_placed_by_its_round_and_turn():
+    events = begin()
+    step = wwd.next_step(wwd.state(events))
+    assert isinstance(step, Step)
+    events.append(answer(step.turns[0], WIND))
+    wall = wwd.next_step(wwd.state(events)).turns[0]
+    events.append(ev("turn_started", TurnStarted(
+        turn_id=wall.turn_id, role=wall.participant, seat=wall.role, phase=wall.phase,
+        round=wall.round, adapter="simulated")))
+    md = folder.render_all(events, "interrupted", "signal").files["debate.md"]
+    assert "bob did not finish its wall turn in round 1, turn 2 (interrupted)" in md
 
 
 # --- the human after a round, resume, configuration ----------------------------------------

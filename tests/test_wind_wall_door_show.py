@@ -50,4 +50,4 @@ def test_a_failed_turn_is_placed_by_its_turn_and_round(home):
     degraded = [line for line in _show(home, folder).splitlines()
                 if line.startswith("degraded:")]
     assert len(degraded) == 1 and degraded[0].startswith(
-        "degraded: bob failed (api_error) in turn 2 (round 1): "), degraded
+        "degraded: bob failed (api_error) in round 1, turn 2: "), degraded

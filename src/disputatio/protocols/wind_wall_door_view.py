@@ -70,7 +70,7 @@ def present(s: State, c: Course) -> Presentation:
 def _where(t: Turn) -> str:
     """A turn's place in a sentence, with its round for a debate turn."""
     where = where_of(t.turn_id)
-    return f"{where} (round {t.round})" if t.turn_id.startswith("turn-") else where
+    return f"round {t.round}, {where}" if t.turn_id.startswith("turn-") else where
 
 
 def idle_players(s: State) -> list[str]:

@@ -123,7 +123,9 @@ def degradations(views: list[TurnView],
     for who in dict.fromkeys([*failed, *unfinished]):
         parts = [_failures(who, failed[who], where_of)] if who in failed else []
         if who in unfinished:
-            cut = f"did not finish its {unfinished[who].phase} turn (interrupted)"
+            t = unfinished[who]
+            at = "" if where_of(t) == t.phase else f" in {where_of(t)}"   # e.g. its round
+            cut = f"did not finish its {t.phase} turn{at} (interrupted)"
             parts.append(f"then {cut}" if parts else f"{who} {cut}")
         out.append("; ".join(parts))
     return out
