@@ -5,7 +5,7 @@ Plain text only: what agents said reaches the terminal through ``sanitize`` (no 
 it) and is never read as markup. The wait for a line is a ``select`` on the terminal and on a
 pipe the run's cancel token writes to, so Ctrl-C (which the CLI turns into a cancel) ends the
 question at once; so do Ctrl-D and ``q``. Then the face answers None: the debate stops as
-interrupted and ``--resume --human`` asks again.
+interrupted and ``disputatio resume --human`` asks again.
 
 While it waits, the question is also published in the debate's folder (``human_channel``), so
 ``disputatio watch --human`` can answer it from a browser: the wait then also looks for an
@@ -18,12 +18,16 @@ What the human types (``parse``), one line:
 - ``s TEXT`` / ``steer TEXT``: steer everyone's next turn; ``s`` alone: the text follows on the
   next lines, ended by an empty line
 - ``k`` / ``skip``; ``p N`` / ``pick N`` (or N alone): pick option N (number or name);
-  ``?``: the choices again; ``q``: stop here (as Ctrl-D)
+  ``?``: every choice explained, with an example; ``q``: stop here (as Ctrl-D)
+
+What agents said is shown in at most two lines each, its markdown read as plain text (no
+``**`` or ``#``), and lines of ours (``Ask.notes``: a member dropped) come before it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import select
 import sys
 import threading
@@ -69,9 +73,41 @@ def _isatty(stream) -> bool:
 # --- what a line means ----------------------------------------------------------------------
 
 def choices_line(ask: Ask) -> str:
-    """The choices of ``ask`` as one line of syntax."""
-    said = [f"{_SYNTAX[c]} {c}" for c in ask.choices if c in _SYNTAX]
+    """The choices of ``ask`` as one line of syntax; a pick of the only option names it
+    (``p 1 close the meeting``)."""
+    said = [f"p 1 {one_line(ask.options[0], 40)}" if c == "pick" and len(ask.options) == 1
+            else f"{_SYNTAX[c]} {c}" for c in ask.choices if c in _SYNTAX]
     return " · ".join([*said, "q stop (resume later)", "? help"])
+
+
+def help_lines(ask: Ask) -> list[str]:
+    """Every choice of ``ask``: its syntax, what it does, and an example with this question's
+    own names."""
+    who = ask.participants[0] if ask.participants else "ada"
+    rows: list[tuple[str, str, str]] = []
+    if "agree" in ask.choices:
+        rows.append(("a N [S]", "agree with participant N (its number or name) at strength S: "
+                     "1 leaning, 2 agreeing (the default), 3 strongly",
+                     f"a 1 3   agree strongly with {who}"))
+    if "skip" in ask.choices:
+        rows.append(("k", "skip: nothing to add; the debate goes on as it would", "k"))
+    if "steer" in ask.choices:
+        rows.append(("s TEXT", "steer: TEXT is told to everyone's next turn (and the judge); "
+                     "s alone takes several lines, ended by an empty one",
+                     "s Weigh the migration's cost before its speed"))
+    if "pick" in ask.choices and ask.options:
+        alone = " (or N alone)" if "agree" not in ask.choices else ""
+        rows.append(("p N", f"pick option N by its number or name{alone}: "
+                     + ", ".join(f"{i} {one_line(o, 40)}" for i, o in
+                                 enumerate(ask.options, 1)),
+                     f"p 1   {one_line(ask.options[0], 40)}"))
+    rows.append(("q", "stop here; the debate is kept, and disputatio resume --human asks "
+                 "this again", "q"))
+    rows.append(("?", "this help", "?"))
+    lines = ["  what you can type:"]
+    for syntax, what, example in rows:
+        lines += [f"    {syntax:<8} {what}", f"    {'':<8} e.g. {example}"]
+    return lines
 
 
 def parse(line: str, ask: Ask) -> HumanActed | str:
@@ -195,6 +231,7 @@ class TerminalHuman:
                 out.write(f"  {exc}\n")
                 continue
             if got == HELP:
+                out.write("\n".join(help_lines(ask)) + "\n")
                 self._menu(ask, out)
                 continue
             if not isinstance(got, HumanActed):   # LEAVE, or gone while steering
@@ -226,6 +263,8 @@ class TerminalHuman:
         """The title, what was said (numbered where the speaker may be agreed with), and whom
         one may agree with when that list is not already in the numbers shown."""
         out.write(f"\n== {one_line(ask.title, 120)} ==\n")
+        for note in ask.notes:
+            out.write(f"  ! {one_line(note, 400)}\n")
         numbers = {name: i for i, name in enumerate(ask.participants, 1)}
         width = self._width or _columns(out)
         for who, text in ask.latest:
@@ -237,7 +276,7 @@ class TerminalHuman:
         self._menu(ask, out)
 
     def _menu(self, ask: Ask, out: TextIO) -> None:
-        if "pick" in ask.choices and ask.options:
+        if "pick" in ask.choices and len(ask.options) > 1:   # one is named in the choices
             out.write("  options: " + ", ".join(f"{i} {one_line(o, 40)}" for i, o in
                                                 enumerate(ask.options, 1)) + "\n")
         out.write(f"  {choices_line(ask)}\n")
@@ -245,10 +284,35 @@ class TerminalHuman:
 
 
 def _gist(prefix: str, text: str, width: int) -> str:
-    """One contribution in at most two terminal lines, its markdown headings left out."""
+    """One contribution in at most two terminal lines, as plain text (``plain``)."""
     prefix = sanitize(prefix)
-    body = "\n".join(ln for ln in sanitize(text).split("\n") if not ln.lstrip().startswith("#"))
-    return prefix + one_line(body, max(40, 2 * width - len(prefix) - 1)) + "\n"
+    return prefix + one_line(plain(text), max(40, 2 * width - len(prefix) - 1)) + "\n"
+
+
+_HEADING = re.compile(r"^\s*#{1,6}(\s|$)")
+_QUOTED = re.compile(r"^\s*(>\s?)+")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_CODE = re.compile(r"`+([^`\n]*)`+")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])")
+
+
+def plain(text: str) -> str:
+    """Markdown as a reader of plain text wants it: headings left out, quote marks, emphasis,
+    code ticks and link targets taken off, a list item marked ``·``. Nothing is read as
+    markup: ``sanitize`` first, so no escape reaches the terminal."""
+    lines = []
+    for line in sanitize(text).split("\n"):
+        if _HEADING.match(line):
+            continue
+        line = _QUOTED.sub("", line)
+        line = _ITEM.sub("· ", line)
+        line = _LINK.sub(r"\1", line)
+        line = _CODE.sub(r"\1", line)
+        line = _STRONG.sub(r"\2", line)
+        lines.append(_EMPHASIS.sub(r"\2", line))
+    return "\n".join(lines)
 
 
 def _columns(out: TextIO) -> int:

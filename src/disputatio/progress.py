@@ -162,10 +162,11 @@ class LiveProgress:
         from rich.text import Text
 
         with self._lock:
-            # Text, not str: a name or a path is shown as it is, never read as rich markup
-            table = Table(title=Text(sanitize(f"{self._title}\nphase: {self._phase}")),
-                          title_justify="left",
-                          expand=False)
+            # Text, not str: a name or a path is shown as it is, never read as rich markup.
+            # Above the table, not its title: a title wraps at the table's width, and an
+            # empty table (a resumed debate, before its first turn) is narrow
+            title = Text(sanitize(f"{self._title}\nphase: {self._phase}"))
+            table = Table(expand=False)
             for col in ("participant", "phase", "round", "state", "elapsed", "spend"):
                 table.add_column(col)
             now = self._clock()
@@ -180,7 +181,7 @@ class LiveProgress:
                 table.add_row(Text(sanitize(name)), row.phase,
                               str(row.round) if row.round else "—",
                               Text(row.state, style=style), f"{elapsed:.1f}s", spend)
-        return Group(table)
+        return Group(title, table)
 
 
 def _spend(cost: float | None, tokens: dict, sep: str) -> str:
