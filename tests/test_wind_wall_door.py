@@ -126,6 +126,18 @@ def test_the_human_picks_each_speaker_in_the_mediated_order():
     assert "_The human gives turn 1 to Wall._" in md
 
 
+def test_the_humans_first_pick_tells_who_sits_the_debate_out():
+    events = begin(human=True, order="mediated", wind="ann", wall="ann", door="bob")
+    ask = wwd.next_step(wwd.state(events))
+    assert isinstance(ask, Ask) and ask.notes == (
+        "cy plays no role and sits this debate out (protocol: wind, wall and door name who "
+        "plays each role)",)
+    events.append(ev("human_acted", HumanActed(key=ask.key, round=ask.round, action="pick",
+                                               choice="Wind")))
+    step = wwd.next_step(wwd.state(events))
+    assert isinstance(step, Step) and step.notes == ()   # told once
+
+
 def test_a_mediator_participant_picks_and_a_garbled_pick_falls_back_to_the_fixed_order():
     answers = {"pick-1": "Hmm, WIND or WALL, both have merit.", "pick-2": "**Next:** wall",
                "pick-3": "DOOR"}

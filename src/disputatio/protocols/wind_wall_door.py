@@ -121,10 +121,11 @@ def course(s: State) -> Course:
 
 
 def next_step(s: State) -> Step | Ask | Done:
-    """What runs next; the debate's first step also warns of participants who sit it out."""
+    """What runs next; the debate's first step (or the human's first pick) also warns of
+    participants who sit it out."""
     step = course(s).next
     idle = idle_players(s)
-    if isinstance(step, Step) and idle and not s.turns:
+    if isinstance(step, Step | Ask) and idle and not s.turns and not s.human:
         step = replace(step, notes=(*step.notes, f"{sits_out(idle)} (protocol: wind, wall "
                                                  "and door name who plays each role)"))
     return step
