@@ -41,7 +41,7 @@ def test_show_calls_the_vote_a_vote_and_says_each_role_once(home):
 def test_show_prints_the_roles_and_our_remarks_as_text_not_markdown(home):
     out = _show(home, _debate(home, [sim("ada"), sim("bob"), sim("cy")]))
     assert "\nThe roles\n" in out and "\n- Wind (pathos, “What if…”): ada\n" in out
-    assert "\nDoor called the vote on its synthesis at turn 3.\n" in out
+    assert "CALL THE VOTE\n\nDoor called the vote on its synthesis at turn 3.\n" in out
     assert "## The roles" not in out and "**Wind**" not in out and "_Door called" not in out
 
 

@@ -97,7 +97,10 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
 
     for view in views:
         v = view.turn
-        for extra in look.interlude(v):
+        extras = look.interlude(v)
+        if extras:
+            console.print()   # apart from the answer above them
+        for extra in extras:
             console.print(_ours(extra))
         state = {True: "answered", False: "failed",
                  None: "working" if running else "unfinished"}[view.ok]
@@ -121,7 +124,10 @@ def text_report(events, status: str, reason: str, look: Look, color: bool,
         else:
             console.print(Text("Did not finish (interrupted during this turn).", style="red"))
 
-    for extra in look.coda():
+    coda = look.coda()
+    if coda:
+        console.print()
+    for extra in coda:
         console.print(_ours(extra))
     ended = [v.turn for v in ran if v.ok is not None]
     files, primary = look.documents(ended, "")
