@@ -29,7 +29,7 @@ def test_the_question_is_published_whole_and_removed_with_the_channel(tmp_path):
         assert human_channel.open_question(tmp_path) == {
             "key": "round-1", "round": 1, "title": "Reaction round 1 is over",
             "choices": ["agree", "skip", "steer"], "participants": ["ada", "bob"],
-            "options": []}
+            "options": [], "notes": []}
     assert not (tmp_path / "human").exists()
     assert human_channel.open_question(tmp_path) is None
 
@@ -226,3 +226,11 @@ def test_a_question_whose_process_is_gone_is_not_open(tmp_path):
         assert human_channel.open_question(tmp_path) is None
         with pytest.raises(human_channel.Closed, match="no question is open"):
             human_channel.deliver(tmp_path, {"key": "round-1", "action": "skip"})
+
+
+def test_the_questions_notes_are_published_as_plain_text(tmp_path):
+    told = Ask("round-1", 1, "Round 1 is over", participants=("ada",),
+               notes=("cyd is dropped\x1b[2J from the meeting.",))
+    with human_channel.Channel(tmp_path, told):
+        assert human_channel.open_question(tmp_path)["notes"] == [
+            "cyd is dropped from the meeting."]

@@ -49,7 +49,7 @@ def question(ask: Ask) -> dict[str, Any]:
     """The question as published: what a viewer needs to offer the same choices."""
     return {"key": ask.key, "round": ask.round, "title": sanitize(ask.title),
             "choices": list(ask.choices), "participants": list(ask.participants),
-            "options": list(ask.options)}
+            "options": list(ask.options), "notes": [sanitize(n) for n in ask.notes]}
 
 
 def check(asked: dict[str, Any], answer: Any) -> dict[str, Any]:

@@ -37,6 +37,7 @@ td.q { overflow-wrap: anywhere; }
 .ask h2 { font-size: 1.05rem; margin: .2rem 0 .5rem; overflow-wrap: anywhere; }
 .ask .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .4rem 0; }
 .ask textarea { width: 100%; min-height: 4rem; font: inherit; }
+.ask .note { color: #a51d2d; margin: .2rem 0; overflow-wrap: anywhere; }
 """
 
 SCRIPT = r"""
@@ -158,6 +159,8 @@ function humanControls(id, box) {
     box.dataset.key = q.key;
     const note = el("p", "meta");
     const parts = [el("h2", null, "Your turn: " + q.title)];
+    // what the question needs said first (a member dropped); older questions carry none
+    for (const line of q.notes || []) parts.push(el("p", "note", line));
     if (q.choices.includes("agree")) {
       const who = el("select");
       who.name = "participant";
