@@ -154,3 +154,9 @@ def test_the_progress_header_is_as_wide_as_the_terminal(monkeypatch):
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
     assert (f"{path}  ·  committee of ada, bob, cyd · at most 8 rounds · no judge"
             in shown.splitlines())
+
+
+def test_help_fits_the_terminal():
+    lines = human.help_lines(CLOSING, width=72)
+    assert max(len(line) for line in lines) <= 72
+    assert sum(line.strip().startswith("e.g.") for line in lines) == 6

@@ -30,6 +30,7 @@ import os
 import re
 import select
 import sys
+import textwrap
 import threading
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -80,9 +81,9 @@ def choices_line(ask: Ask) -> str:
     return " · ".join([*said, "q stop (resume later)", "? help"])
 
 
-def help_lines(ask: Ask) -> list[str]:
-    """Every choice of ``ask``: its syntax, what it does, and an example with this question's
-    own names."""
+def help_lines(ask: Ask, width: int = 100) -> list[str]:
+    """Every choice of ``ask``: its syntax, what it does (wrapped to ``width``), and an example
+    with this question's own names."""
     who = ask.participants[0] if ask.participants else "ada"
     rows: list[tuple[str, str, str]] = []
     if "agree" in ask.choices:
@@ -105,8 +106,11 @@ def help_lines(ask: Ask) -> list[str]:
                  "this again", "q"))
     rows.append(("?", "this help", "?"))
     lines = ["  what you can type:"]
+    hang = " " * 13
     for syntax, what, example in rows:
-        lines += [f"    {syntax:<8} {what}", f"    {'':<8} e.g. {example}"]
+        said = textwrap.wrap(what, max(30, width - len(hang) - 1))
+        lines += [f"    {syntax:<8} {said[0]}", *(hang + more for more in said[1:]),
+                  f"{hang}e.g. {example}"]
     return lines
 
 
@@ -231,7 +235,7 @@ class TerminalHuman:
                 out.write(f"  {exc}\n")
                 continue
             if got == HELP:
-                out.write("\n".join(help_lines(ask)) + "\n")
+                out.write("\n".join(help_lines(ask, self._width or _columns(out))) + "\n")
                 self._menu(ask, out)
                 continue
             if not isinstance(got, HumanActed):   # LEAVE, or gone while steering
