@@ -20,8 +20,7 @@ What the human types (``parse``), one line:
 - ``k`` / ``skip``; ``p N`` / ``pick N`` (or N alone): pick option N (number or name);
   ``?``: every choice explained, with an example; ``q``: stop here (as Ctrl-D)
 
-What agents said is shown in at most two lines each, its markdown read as plain text (no
-``**`` or ``#``), and lines of ours (``Ask.notes``: a member dropped) come before it.
+What agents said is shown as plain text, two lines each, after ``Ask.notes`` (a member dropped).
 """
 
 from __future__ import annotations
