@@ -83,7 +83,6 @@ class _Loader(yaml.SafeLoader):
         return node
 
 
-
 # Booleans as YAML 1.2 has them: true and false. YAML 1.1 (PyYAML's default) also reads yes,
 # no, on and off as booleans, so `strict: yes` or a value `no` would change meaning without a
 # word; here they stay words, and a setting that wants a boolean refuses them.
@@ -92,6 +91,7 @@ _Loader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 _Loader.add_implicit_resolver("tag:yaml.org,2002:bool",
                               re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
 
 def _size(node: yaml.Node, memo: dict[int, int]) -> int:
     """How many values a node stands for once every alias in it is expanded."""

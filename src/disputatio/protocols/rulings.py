@@ -204,7 +204,6 @@ def anonymous(j: Judgment) -> Judgment:
     return replace(j, points=points, seats=[replace(s, juror=alias[s.juror]) for s in j.seats])
 
 
-
 def points(found: list[Finding]) -> str:
     """The points a jury rules on, as its prompt lists them: what each is and who raised it,
     not how the judge who fixed them ruled (each juror rules on its own). A JSON list, quoted
