@@ -12,6 +12,7 @@ from disputatio.adapters import transport
 # that still import them from here
 from support import ROOT, isolate_git, run_cli, sim, write_config  # noqa: F401
 from support.box import box  # noqa: F401  (a fixture: disputatio's own TMPDIR and marker)
+from support.finished import finished, made_debates  # noqa: F401  (a copy of a debate made once)
 from support.procs import env  # noqa: F401  (a fixture: our environment plus a marker)
 
 

@@ -19,10 +19,8 @@ TOMB = f"[REDACTED: {REASON}]"
 
 
 @pytest.fixture
-def demo(home) -> Path:
-    ran = invoke("--demo", "Should we rewrite the backend in Rust?", "-q", cwd=home)
-    assert ran.returncode == 0, ran.stderr
-    return one_path(ran.stdout).parent
+def demo(finished) -> Path:
+    return finished("--demo", "Should we rewrite the backend in Rust?", "-q")
 
 
 def text_of(debate: Path, turn_id: str) -> tuple[int, str]:

@@ -15,11 +15,10 @@ from support.ledgers import INTERRUPTED, RESOLVED, place
 
 
 @pytest.fixture
-def demo(home) -> Path:
+def demo(home, finished) -> Path:
     """A whole debate of the simulated lineup, as a user's folder holds it."""
-    ran = invoke("--demo", "Tabs or spaces?", "-q", cwd=home)
-    assert ran.returncode == 0, ran.stderr
-    [path] = (home / ".debate").glob("debate-*")
+    path = finished("--demo", "Tabs or spaces?", "-q")
+    assert list((home / ".debate").glob("debate-*")) == [path]
     return path
 
 

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -33,16 +34,36 @@ def allowed(path: Path, principal: str, key: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def user(home, tmp_path):
+def alice(where: Path) -> SimpleNamespace:
     """A HOME with an ed25519 key where ssh keeps it, and a git config naming no signing key."""
-    h = tmp_path / "h"
+    h = where / "h"
     key = keygen(h / ".ssh" / "id_ed25519", "alice@example.com")
-    gitconfig = tmp_path / "gitconfig"
+    gitconfig = where / "gitconfig"
     gitconfig.write_text("")
     env = {"HOME": str(h), "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
-    return type("User", (), {"cwd": home, "env": env, "key": key,
-                             "allowed": allowed(tmp_path / "allowed", "alice@example.com", key)})
+    return SimpleNamespace(env=env, key=key,
+                           allowed=allowed(where / "allowed", "alice@example.com", key))
+
+
+@pytest.fixture
+def user(home, tmp_path):
+    """alice working in this test's home, with a key of this test's own to change."""
+    return SimpleNamespace(cwd=home, **vars(alice(tmp_path)))
+
+
+@pytest.fixture(scope="module")
+def signer(tmp_path_factory) -> SimpleNamespace:
+    """alice, for the debates she signs once in this module: her key and git config are
+    never changed."""
+    return alice(tmp_path_factory.mktemp("signer"))
+
+
+@pytest.fixture
+def signed(signer, home, finished) -> tuple[SimpleNamespace, Path]:
+    """The signer working in this test's home, and a copy of the debate ``--demo --sign``
+    made with her key."""
+    return (SimpleNamespace(cwd=home, **vars(signer)),
+            finished("--demo", "--sign", "-q", env=signer.env))
 
 
 def cli(u, *args: str) -> Ran:
@@ -90,8 +111,8 @@ def verify(u, debate: Path, *extra: str) -> Ran:
     return cli(u, "--verify", "--debate", str(debate), *extra)
 
 
-def test_a_signed_debate_verifies_against_its_signer(user):
-    debate = signed_demo(user)
+def test_a_signed_debate_verifies_against_its_signer(signed):
+    user, debate = signed
     count = len(ledger.load(debate / "events.jsonl"))
     head = ledger.load(debate / "events.jsonl")[-1].hash
     assert (debate / "signatures" / f"{count}-{head}.sig").read_text().startswith(
@@ -105,8 +126,8 @@ def test_a_signed_debate_verifies_against_its_signer(user):
     assert r.stderr.strip() == f"ok {count} events; head (seq {count}) signed by alice@example.com"
 
 
-def test_a_forged_and_rechained_ruling_passes_the_chain_but_not_the_signature(user):
-    debate = signed_demo(user)
+def test_a_forged_and_rechained_ruling_passes_the_chain_but_not_the_signature(signed):
+    user, debate = signed
     rechain(debate, forge_ruling)
     plain = verify(user, debate)
     assert plain.returncode == 0, plain.stderr  # the limit of a hash chain, by design
@@ -117,8 +138,8 @@ def test_a_forged_and_rechained_ruling_passes_the_chain_but_not_the_signature(us
                                 "was rewritten and re-chained); the current head is not signed")
 
 
-def test_a_forged_ruling_without_rechaining_fails_both(user):
-    debate = signed_demo(user)
+def test_a_forged_ruling_without_rechaining_fails_both(signed):
+    user, debate = signed
     path = debate / "events.jsonl"
     text = path.read_text()
     forged = text.replace("Measure first", "Rewrite it in Rust", 1)
@@ -129,8 +150,8 @@ def test_a_forged_ruling_without_rechaining_fails_both(user):
         assert r.returncode == 1 and "content does not match its hash" in r.stderr, r.stderr
 
 
-def test_events_appended_after_the_last_signature_fail(user):
-    debate = signed_demo(user)
+def test_events_appended_after_the_last_signature_fail(signed):
+    user, debate = signed
     count = len(ledger.load(debate / "events.jsonl"))
     ledger.Ledger(debate / "events.jsonl").append("finalize_requested", {})  # an unsigned writer
     assert verify(user, debate).returncode == 0
@@ -141,8 +162,8 @@ def test_events_appended_after_the_last_signature_fail(user):
                                 f"(seq {count})")
 
 
-def test_a_ledger_cut_short_after_signing_fails(user):
-    debate = signed_demo(user)
+def test_a_ledger_cut_short_after_signing_fails(signed):
+    user, debate = signed
     count = len(ledger.load(debate / "events.jsonl"))
     rechain(debate, lambda events: events[:-1])
     assert verify(user, debate).returncode == 0
@@ -152,8 +173,8 @@ def test_a_ledger_cut_short_after_signing_fails(user):
                                 "ledger was cut short after it was signed)")
 
 
-def test_a_key_that_is_not_an_allowed_signer_fails(user, tmp_path):
-    debate = signed_demo(user)
+def test_a_key_that_is_not_an_allowed_signer_fails(signed, tmp_path):
+    user, debate = signed
     other = keygen(tmp_path / "other" / "id_ed25519", "mallory@example.com")
     r = verify(user, debate, "--allowed-signers",
                str(allowed(tmp_path / "allowed-other", "bob@example.com", other)))
@@ -161,10 +182,10 @@ def test_a_key_that_is_not_an_allowed_signer_fails(user, tmp_path):
     assert "signed by a key that is not in" in r.stderr and r.stderr.startswith("error: seq ")
 
 
-def test_a_signature_file_swapped_for_another_heads_does_not_verify(user):
+def test_a_signature_file_swapped_for_another_heads_does_not_verify(signed):
     """A signature is over the message, not the file name: renaming another signature to the
     current head proves nothing."""
-    debate = signed_demo(user)
+    user, debate = signed
     r = cli(user, "--finalize", "--debate", str(debate), "-q")  # signed again: the same key
     assert r.returncode == 0, r.stderr
     sigs = signing.signatures(debate)
@@ -197,9 +218,8 @@ def test_a_key_from_the_config_and_no_key_at_all(user, tmp_path):
     assert sorted((user.cwd / ".debate").glob("debate-*")) == before  # nothing was started
 
 
-def test_an_unsigned_debate_is_not_signed(user):
-    r = cli(user, "--demo", "-q")
-    assert r.returncode == 0, r.stderr
+def test_an_unsigned_debate_is_not_signed(user, finished):
+    finished("--demo", "-q")
     assert not (folder(user) / "signatures").exists()
     r = verify(user, folder(user), "--allowed-signers", str(user.allowed))
     assert r.returncode == 1
@@ -236,10 +256,10 @@ def test_a_signature_that_cannot_be_made_fails_the_command(user, tmp_path):
     assert verify(user, folder(user)).returncode == 0
 
 
-def test_a_signed_debate_is_not_extended_from_a_forged_head(user):
+def test_a_signed_debate_is_not_extended_from_a_forged_head(signed):
     """Signing on would vouch for the forgery: --finalize refuses a signed debate whose head its
     key did not sign, and adds nothing."""
-    debate = signed_demo(user)
+    user, debate = signed
     rechain(debate, forge_ruling)
     before = (debate / "events.jsonl").read_bytes()
     r = cli(user, "--finalize", "--debate", str(debate), "-q")
