@@ -20,6 +20,12 @@ from support import invoke, one_path, run_cli, sim, write_config
 from support.box import events as debate_events
 from support.procs import MARKER_VAR, marked_processes, wait_for
 
+# two participants and a judge who asks the user before ruling: a debate that waits for
+# ``continue``
+NEEDS_INPUT = {"participants": [sim("a"), sim("b")], "rounds": 0,
+               "judge": {"adapter": "simulated", "name": "judge", "model": "judge",
+                         "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}}
+
 
 @pytest.mark.process
 def test_demo_produces_every_artifact(home):
@@ -190,9 +196,8 @@ def test_unclear_status_is_not_resolved(home):
     assert data["judgment"]["error"] and data["findings"] == []
 
 
-def test_verify_ok_and_detects_a_one_byte_change(home):
-    r = invoke("--demo", cwd=home)
-    folder = one_path(r.stdout).parent
+def test_verify_ok_and_detects_a_one_byte_change(home, finished):
+    folder = finished("--demo")
     r = invoke("--verify", cwd=home)
     assert r.returncode == 0 and r.stderr.strip().startswith("ok ") and r.stdout == ""
     path = folder / "events.jsonl"
@@ -306,9 +311,8 @@ def test_resume_retries_the_judge_after_a_transient_failure(home):
     assert starts.count("respondeo-1") == 2 and starts.count("proposal/a") == 1
 
 
-def test_resume_of_a_finished_debate_changes_nothing(home):
-    r = invoke("--demo", cwd=home)
-    folder = one_path(r.stdout).parent
+def test_resume_of_a_finished_debate_changes_nothing(home, finished):
+    folder = finished("--demo")
     before = (folder / "events.jsonl").read_bytes()
     r = invoke("--resume", cwd=home)
     assert r.returncode == 0 and "nothing to resume" in r.stderr
@@ -316,11 +320,8 @@ def test_resume_of_a_finished_debate_changes_nothing(home):
     assert (folder / "events.jsonl").read_bytes() == before
 
 
-def test_continue_refuses_a_tampered_ledger(home):
-    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
-             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
-    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    folder = one_path(invoke("q", "--config", str(cfg), cwd=home).stdout).parent
+def test_continue_refuses_a_tampered_ledger(home, finished):
+    folder = finished("q", lineup=NEEDS_INPUT)
     path = folder / "events.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"rounds":0', b'"rounds":1', 1))
     before = path.read_bytes()
@@ -382,19 +383,16 @@ def test_the_next_run_ends_what_a_killed_run_left_running(home):
     wait_for(lambda: orphans() == [], timeout=5)
 
 
-def test_verify_catches_a_ledger_cut_short(home):
-    folder = one_path(invoke("--demo", cwd=home).stdout).parent
+def test_verify_catches_a_ledger_cut_short(home, finished):
+    folder = finished("--demo")
     path = folder / "events.jsonl"
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:-3]))
     r = invoke("--verify", cwd=home)
     assert r.returncode == 1 and "cut short" in r.stderr
 
 
-def test_a_torn_last_line_is_a_crash_not_tampering(home):
-    judge = {"adapter": "simulated", "name": "judge", "model": "judge",
-             "env": {"DISPUTATIO_SIM_STATUS": "needs_input"}}
-    cfg = write_config(home / "d.yaml", [sim("a"), sim("b")], judge=judge, rounds=0)
-    folder = one_path(invoke("q", "--config", str(cfg), cwd=home).stdout).parent
+def test_a_torn_last_line_is_a_crash_not_tampering(home, finished):
+    folder = finished("q", lineup=NEEDS_INPUT)
     with open(folder / "events.jsonl", "ab") as fh:
         fh.write(b'{"seq": 99, "ts": "2026-')   # a crash in the middle of an append
     r = invoke("--verify", cwd=home)

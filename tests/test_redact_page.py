@@ -7,15 +7,13 @@ from __future__ import annotations
 import html as stdlib_html
 
 from disputatio import views
-from support import invoke, one_path
+from support import invoke
 
 REASON = "named a customer"
 
 
-def test_the_page_show_open_wrote_is_rendered_again(home):
-    ran = invoke("--demo", "Should we rewrite the backend in Rust?", "-q", cwd=home)
-    assert ran.returncode == 0, ran.stderr
-    debate = one_path(ran.stdout).parent
+def test_the_page_show_open_wrote_is_rendered_again(home, finished):
+    debate = finished("--demo", "Should we rewrite the backend in Rust?", "-q")
     # where show --open puts it (--open itself is left out: webbrowser keeps the first
     # $BROWSER it sees for the life of this process, which other tests set)
     page = debate / "debate.html"

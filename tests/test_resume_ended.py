@@ -29,10 +29,9 @@ def test_resume_of_a_force_closed_debate_says_it_ended_and_exits_1(home):
     assert events.read_bytes() == before
 
 
-def test_resume_of_a_debate_that_ended_well_exits_0(home):
-    ran = invoke("--demo", "-q", cwd=home)
-    assert ran.returncode == 0, ran.stderr
+def test_resume_of_a_debate_that_ended_well_exits_0(home, finished):
+    debate = finished("--demo", "-q")   # its deliverable: final-report.md
     again = invoke("resume", cwd=home)
     assert again.returncode == 0
-    assert one_path(again.stdout) == one_path(ran.stdout)
+    assert one_path(again.stdout) == debate / "final-report.md"
     assert again.stderr == "nothing to resume: the debate has ended (resolved)\n"
