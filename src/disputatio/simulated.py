@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 import zlib
@@ -28,8 +27,7 @@ LABEL = "_(simulated participant — no model was called)_"
 
 
 def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
-    phases = re.findall(r"\(phase: (\w+)", prompt)   # said at the end, under "Your turn"
-    phase = phases[-1] if phases else "proposal"
+    phase = _word(prompt, "(phase: ", last=True) or "proposal"   # said last, under "Your turn"
     question = _section(prompt, "The question") or "the question"
     digest = f"{zlib.crc32(prompt.encode()):08x}"   # zlib: cheaper to import than hashlib
     if phase == "respondeo":
@@ -66,8 +64,7 @@ def answer(prompt: str, persona: str, env: dict[str, str]) -> str:
 def _member(prompt: str, persona: str, stance: str, env: dict[str, str]) -> str:
     """A committee member: speaks for a round or two (``DISPUTATIO_SIM_SPEAKS`` rounds; the
     skeptic two, the others one), then passes, as a member with nothing new to add should."""
-    m = re.search(r"\(phase: committee, round (\d+)", prompt)
-    rnd = int(m.group(1)) if m else 1
+    rnd = int(_word(prompt, "(phase: committee, round ", number=True) or 1)
     speaks = int(env.get("DISPUTATIO_SIM_SPEAKS") or (2 if persona == "skeptic" else 1))
     if rnd > speaks:
         return "<PASS/>"
@@ -87,13 +84,13 @@ def _wind_wall_door(phase: str, prompt: str, persona: str, env: dict[str, str]) 
     if mode == "break" and phase in ("wind", "wall", "door", "refine"):
         return f"Some thoughts from {persona}.\n\n{LABEL}\n"
     if phase == "pick":
-        fixed = re.search(r"fixed order would give the floor to (\w+)", prompt)
+        fixed = _word(prompt, "fixed order would give the floor to ")
         return "Hard to say; all of them have a point." if mode == "garbled" or not fixed \
-            else fixed.group(1).upper()
+            else fixed.upper()
     if phase == "vote":
-        k = re.search(r"\(phase: vote, on synthesis (\d+)", prompt)
+        k = _word(prompt, "(phase: vote, on synthesis ", number=True)
         vote = env.get("DISPUTATIO_SIM_VOTE") or (
-            "reject" if persona == "skeptic" and k and k.group(1) == "1" else "approve")
+            "reject" if persona == "skeptic" and k == "1" else "approve")
         return (f"{vote.upper()}\n\n{LABEL}\n\n" + ("It does justice to the debate."
                 if vote == "approve" else "Door must say how the benchmark gates step 2."))
     if phase == "wind":
@@ -139,7 +136,9 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
                              "reasons": f"Simulated juror's reasons on {p['id']}."}
                             for p in points]
     else:
-        labels = re.findall(r"^### Proposal — (.+)$", prompt, re.M) or ["Participant A"]
+        head = "### Proposal — "
+        labels = [line[len(head):] for line in prompt.split("\n")
+                  if line.startswith(head) and len(line) > len(head)] or ["Participant A"]
         data["findings"] = [
             {"id": "F1", "point": "A change of this size needs a measurement before it is made.",
              "raised_by": labels, "ruling": ruling or "upheld", "severity": severity or "major",
@@ -159,10 +158,39 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
 
 
 def _section(prompt: str, heading: str) -> str:
-    """A section of the prompt as the prompt's own structure has it (column 0), unquoted."""
-    m = re.search(rf"^## {re.escape(heading)}\n\n(.*?)(?=^## |\Z)", prompt, re.S | re.M)
-    body = m.group(1).strip() if m else ""
-    return re.sub(r"^> ?", "", body, flags=re.M)
+    """A section of the prompt as the prompt's own structure has it (column 0): from its
+    ``## heading`` and a blank line to the next ``## `` at column 0, stripped, unquoted (a
+    leading ``>`` and one space off every line)."""
+    start = "## " + heading + "\n\n"
+    if prompt.startswith(start):
+        begin = len(start)
+    else:
+        at = prompt.find("\n" + start)
+        if at < 0:
+            return ""
+        begin = at + 1 + len(start)
+    if prompt.startswith("## ", begin):
+        return ""
+    end = prompt.find("\n## ", begin)
+    body = prompt[begin:end + 1 if end >= 0 else len(prompt)].strip()
+    return "\n".join(line[2:] if line.startswith("> ") else line[1:] if line.startswith(">")
+                     else line for line in body.split("\n"))
+
+
+def _word(text: str, marker: str, *, number: bool = False, last: bool = False) -> str:
+    """The word (``number``: the decimal digits) right after the first (``last``: the last)
+    ``marker`` that has one: what ``re`` finds with ``marker(\\w+)``, without importing ``re``,
+    which alone would cost a third of the participant's start."""
+    at = text.rfind(marker) if last else text.find(marker)
+    while at >= 0:
+        end = begin = at + len(marker)
+        while end < len(text) and (text[end].isdecimal() if number
+                                   else text[end].isalnum() or text[end] == "_"):
+            end += 1
+        if end > begin:
+            return text[begin:end]
+        at = text.rfind(marker, 0, at + len(marker) - 1) if last else text.find(marker, at + 1)
+    return ""
 
 
 def _short(text: str, limit: int = 120) -> str:
