@@ -10,13 +10,19 @@ import yaml
 
 from support import invoke, one_path, sim, write_config
 
+JUDGE = {"adapter": "simulated", "name": "judge", "model": "judge"}   # write_config's default
 
-def _debate_md(home: Path, wind: dict | None = None, **settings) -> str:
+
+def _made(finished, people: list[dict], **settings) -> Path:
+    """A copy of a finished debate of ``people`` with the default judge (it may end force
+    closed); its folder."""
+    lineup = {"protocol": settings, "participants": people, "judge": JUDGE}
+    return finished("--protocol", "wind-wall-door", "-q", "Tabs?", lineup=lineup, codes=(0, 1))
+
+
+def _debate_md(finished, wind: dict | None = None, **settings) -> str:
     wind = wind or sim("ada", DISPUTATIO_SIM_WWD="break")   # breaks every contract
-    path = write_config(home / "d.yaml", [wind, sim("bob"), sim("cy")], protocol=settings)
-    ran = invoke("--config", str(path), "--protocol", "wind-wall-door", "-q", "Tabs?", cwd=home)
-    assert ran.returncode in (0, 1), ran.stderr
-    return (one_path(ran.stdout).parent / "debate.md").read_text()
+    return (_made(finished, [wind, sim("bob"), sim("cy")], **settings) / "debate.md").read_text()
 
 
 def _section(md: str, heading_start: str) -> str:
@@ -26,16 +32,16 @@ def _section(md: str, heading_start: str) -> str:
     return md[at:end if end != -1 else len(md)]
 
 
-def test_a_contract_warning_follows_the_turn_it_is_about(home):
-    md = _debate_md(home)
+def test_a_contract_warning_follows_the_turn_it_is_about(finished):
+    md = _debate_md(finished)
     wind = _section(md, "Wind · “What if…” · turn 1")
     assert "Some thoughts from" in wind
     assert "**Contract warning:** this answer breaks Wind's contract" in wind
     assert "Contract warning" not in _section(md, "The roles")
 
 
-def test_each_refusal_follows_its_own_answer_and_the_last_closes_the_transcript(home):
-    md = _debate_md(home, strict=True, max_redos=1)
+def test_each_refusal_follows_its_own_answer_and_the_last_closes_the_transcript(finished):
+    md = _debate_md(finished, strict=True, max_redos=1)
     first = _section(md, "Wind · “What if…” · turn 1, round 1 —")
     redo = _section(md, "Wind · “What if…” · turn 1, round 1 (redo 1)")
     assert first.count("**Refused:**") == 1 and first.index("Some thoughts") < \
@@ -46,15 +52,15 @@ def test_each_refusal_follows_its_own_answer_and_the_last_closes_the_transcript(
     assert "Refused" not in _section(md, "The roles")
 
 
-def test_one_refinement_is_said_in_the_singular(home):
-    md = _debate_md(home, sim("ada", DISPUTATIO_SIM_VOTE="reject"), max_refinement_loops=1)
+def test_one_refinement_is_said_in_the_singular(finished):
+    md = _debate_md(finished, sim("ada", DISPUTATIO_SIM_VOTE="reject"), max_refinement_loops=1)
     assert "- **Status:** stalemate — Wind rejected Door's synthesis after 1 refinement\n" in md
     assert "· at most 1 refinement · contracts as warnings" in md
     assert "1 refinements" not in md
 
 
-def test_a_contract_broken_once_with_no_redo_allowed_says_once(home):
-    md = _debate_md(home, strict=True, max_redos=0)
+def test_a_contract_broken_once_with_no_redo_allowed_says_once(finished):
+    md = _debate_md(finished, strict=True, max_redos=0)
     assert "- **Status:** force_closed — Wind (ada) broke its contract once (" in md
 
 
@@ -72,10 +78,10 @@ def _run(home: Path, people: list[dict], judge: bool = True, *args: str, **setti
     return ran, one_path(ran.stdout).parent
 
 
-def test_a_stalemate_says_who_approved_and_who_rejected(home):
+def test_a_stalemate_says_who_approved_and_who_rejected(finished):
     # Wind (ada) approves every synthesis, Wall (bob) rejects every one
-    _, folder = _run(home, [sim("ada"), sim("bob", DISPUTATIO_SIM_VOTE="reject"), sim("cy")],
-                     max_refinement_loops=1)
+    folder = _made(finished, [sim("ada"), sim("bob", DISPUTATIO_SIM_VOTE="reject"), sim("cy")],
+                   max_refinement_loops=1)
     synthesis = (folder / "synthesis.md").read_text()
     assert "_Wind approved it and Wall rejected it: this is Door's last synthesis" in synthesis
     assert "Wind and Wall did not approve" not in synthesis
@@ -88,8 +94,8 @@ def test_a_stalemate_on_winds_rejection_says_wall_did_not_vote(home):
     assert "_Wind rejected it, so Wall did not vote on it: this is Door's last" in synthesis
 
 
-def test_the_last_refusal_of_a_force_closed_debate_says_so(home):
-    md = _debate_md(home, strict=True, max_redos=1)
+def test_the_last_refusal_of_a_force_closed_debate_says_so(finished):
+    md = _debate_md(finished, strict=True, max_redos=1)
     first = _section(md, "Wind · “What if…” · turn 1, round 1 —")
     redo = _section(md, "Wind · “What if…” · turn 1, round 1 (redo 1)")
     assert "; Wind answers again." in first
@@ -97,10 +103,10 @@ def test_the_last_refusal_of_a_force_closed_debate_says_so(home):
     assert "answers again" not in redo
 
 
-def test_every_heading_has_something_under_it_and_the_call_for_the_vote_is_a_line(home):
+def test_every_heading_has_something_under_it_and_the_call_for_the_vote_is_a_line(finished):
     # Wall rejects every synthesis: a refinement is put to the vote as well
-    _, folder = _run(home, [sim("ada"), sim("bob", DISPUTATIO_SIM_VOTE="reject"), sim("cy")],
-                     max_refinement_loops=1)
+    folder = _made(finished, [sim("ada"), sim("bob", DISPUTATIO_SIM_VOTE="reject"), sim("cy")],
+                   max_refinement_loops=1)
     md = (folder / "debate.md").read_text()
     headings = [i for i, line in enumerate(md.splitlines()) if line.startswith("#")]
     lines = md.splitlines()

@@ -11,8 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
-from support.cli import invoke, write_config
+from support.cli import invoke
 
 
 class MadeDebates:
@@ -23,12 +24,13 @@ class MadeDebates:
         self.made: dict[tuple, Path] = {}
 
     def copy(self, home: Path, *args: str, lineup: dict | None = None,
-             env: dict | None = None) -> Path:
-        """The debate ``disputatio ARGS`` makes (with ``--config`` a file of ``lineup``, handed
-        to ``write_config``, when given), copied into ``home/.debate``: the copy's folder."""
+             env: dict | None = None, codes: tuple[int, ...] = (0,)) -> Path:
+        """The debate ``disputatio ARGS`` makes (with ``--config`` a file of ``lineup`` when
+        given; the run's exit code one of ``codes``), copied into ``home/.debate``: the copy's
+        folder."""
         key = (args, repr(lineup), tuple(sorted((env or {}).items())))
         if key not in self.made:
-            self.made[key] = self._run(len(self.made), args, lineup, env or {})
+            self.made[key] = self._run(len(self.made), args, lineup, env or {}, codes)
         made = self.made[key]
         target = home / ".debate" / made.name
         assert not target.exists(), f"{home} holds a copy of {made.name} already"
@@ -37,7 +39,8 @@ class MadeDebates:
         shutil.copytree(made, target, symlinks=True)
         return target
 
-    def _run(self, n: int, args: tuple[str, ...], lineup: dict | None, env: dict) -> Path:
+    def _run(self, n: int, args: tuple[str, ...], lineup: dict | None, env: dict,
+             codes: tuple[int, ...]) -> Path:
         """Run the debate in a directory of its own, in the environment the ``home`` fixture
         gives a test (the built-in lineup, no fence, colour allowed) whatever the first test
         that asks for it has set: no DISPUTATIO_ variable of the test reaches it."""
@@ -45,13 +48,14 @@ class MadeDebates:
         work = where / "work"
         work.mkdir(parents=True)
         if lineup is not None:
-            cfg = write_config(where / "lineup.yaml", **lineup)
+            cfg = where / "lineup.yaml"
+            cfg.write_text(yaml.safe_dump(lineup, sort_keys=False))
             args = (*args, "--config", str(cfg))
         clean: dict = {k: None for k in os.environ if k.startswith("DISPUTATIO_")}
         ran = invoke(*args, cwd=work, env={
             **clean, "DISPUTATIO_FENCE": "off", "XDG_CONFIG_HOME": str(where / "xdg"),
             "NO_COLOR": None, **env})
-        assert ran.returncode == 0, ran.stderr
+        assert ran.returncode in codes, ran.stderr
         [folder] = (work / ".debate").glob("debate-*")
         return folder
 
@@ -64,8 +68,9 @@ def made_debates(tmp_path_factory) -> MadeDebates:
 
 @pytest.fixture
 def finished(made_debates, home):
-    """``finished(*args, lineup=None, env=None)``: a copy, in this test's ``home/.debate``, of
-    the finished debate those arguments make; its folder."""
-    def copy(*args: str, lineup: dict | None = None, env: dict | None = None) -> Path:
-        return made_debates.copy(home, *args, lineup=lineup, env=env)
+    """``finished(*args, lineup=None, env=None, codes=(0,))``: a copy, in this test's
+    ``home/.debate``, of the finished debate those arguments make; its folder."""
+    def copy(*args: str, lineup: dict | None = None, env: dict | None = None,
+             codes: tuple[int, ...] = (0,)) -> Path:
+        return made_debates.copy(home, *args, lineup=lineup, env=env, codes=codes)
     return copy
