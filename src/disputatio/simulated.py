@@ -17,7 +17,7 @@ filler to stdout first), ``DISPUTATIO_SIM_HANG`` (never answer), ``DISPUTATIO_SI
 
 from __future__ import annotations
 
-import json
+import codecs
 import os
 import sys
 import time
@@ -130,6 +130,8 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
             "Is there a deadline the change must meet?"])
     fixed = _section(prompt, "The points to rule on")
     if fixed:   # a juror: a vote on every point it was given
+        import json  # only a juror reads JSON, so only a juror pays for importing it (and re)
+
         points = json.loads(fixed) if fixed.startswith("[") else []
         data["findings"] = [{"id": p["id"], "ruling": ruling or "upheld",
                              "severity": severity or "major",
@@ -154,7 +156,7 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
     heard = f"The human's answers were taken into account: {_short(answers)}\n\n" \
         if answers else ""
     return (f"{LABEL}\n\nMeasure first, then proceed incrementally; neither side backed its "
-            f"claim with a test.\n\n{heard}```json\n{json.dumps(data, indent=2)}\n```\n")
+            f"claim with a test.\n\n{heard}```json\n{to_json(data, indent=2)}\n```\n")
 
 
 def _section(prompt: str, heading: str) -> str:
@@ -198,6 +200,73 @@ def _short(text: str, limit: int = 120) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+# JSON written here rather than by the json module, whose import (it imports re) would be the
+# largest part of the participant's start after the interpreter's own
+_ESCAPES: dict[int, str] = {i: f"\\u{i:04x}" for i in (*range(0x20), 0x7F)}
+_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\b"): "\\b", ord("\f"): "\\f",
+                 ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def _json_unicode(err: UnicodeError) -> tuple[str, int]:
+    """What ASCII cannot hold, as JSON's ``\\uXXXX`` (a surrogate pair above U+FFFF)."""
+    assert isinstance(err, UnicodeEncodeError)
+    out = []
+    for ch in err.object[err.start:err.end]:
+        n = ord(ch)
+        if n > 0xFFFF:
+            n -= 0x10000
+            out.append(f"\\u{0xD800 | n >> 10:04x}\\u{0xDC00 | n & 0x3FF:04x}")
+        else:
+            out.append(f"\\u{n:04x}")
+    return "".join(out), err.end
+
+
+codecs.register_error("disputatio.json", _json_unicode)
+
+
+def to_json(value: object, indent: int | None = None, depth: int = 0) -> str:
+    """``json.dumps(value, indent=indent)``, the same text, for what the answers hold: dicts,
+    lists, tuples, strings, numbers, booleans and None."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        escaped = value.translate(_ESCAPES).encode("ascii", "disputatio.json").decode("ascii")
+        return f'"{escaped}"'
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return float.__repr__(value)
+    if isinstance(value, dict):
+        items = [to_json(_key(k)) + ": " + to_json(v, indent, depth + 1) for k, v in value.items()]
+        ends = "{}"
+    elif isinstance(value, list | tuple):
+        items = [to_json(v, indent, depth + 1) for v in value]
+        ends = "[]"
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    if not items:
+        return ends
+    if indent is None:
+        return ends[0] + ", ".join(items) + ends[1]
+    inner = "\n" + " " * (indent * (depth + 1))
+    return ends[0] + inner + ("," + inner).join(items) + "\n" + " " * (indent * depth) + ends[1]
+
+
+def _key(key: object) -> str:
+    """A dict key as JSON writes it: a string, or a scalar's own JSON text."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, int | float):
+        return to_json(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
 def main() -> int:
     persona = sys.argv[1] if len(sys.argv) > 1 else "participant"
     env = dict(os.environ)
@@ -228,7 +297,7 @@ def main() -> int:
     text = answer(prompt, persona, env)
     record = {"type": "result", "text": text, "cost_usd": 0.0,
               "tokens": {"input": len(prompt) // 4, "output": len(text) // 4}}
-    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.write(to_json(record) + "\n")
     return 0
 
 
