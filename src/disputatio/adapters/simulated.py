@@ -1,4 +1,4 @@
-"""The ``simulated`` adapter: runs ``disputatio/simulated.py`` as a real subprocess, prompt on
+"""The ``simulated`` adapter: runs ``disputatio/simulated.py`` in a real subprocess, prompt on
 stdin, so a demo exercises the same transport, ledger and parsing as a real CLI."""
 
 from __future__ import annotations
@@ -18,6 +18,13 @@ from disputatio.adapters.base import (
     TurnResult,
 )
 
+# Imported rather than run by its path, so its bytecode is read from __pycache__ instead of being
+# compiled at every start (where the package's directory is not writable, it is compiled as a
+# script would be). Its path comes first among the arguments, so a process list names it, and
+# its directory is searched last, so nothing there can stand in for a standard module.
+START = ("import os,sys;sys.path.append(os.path.dirname(sys.argv.pop(1)));"
+         "import simulated;sys.exit(simulated.main())")
+
 
 class Simulated(c.BasicAdapter):
     name = "simulated"
@@ -30,9 +37,10 @@ class Simulated(c.BasicAdapter):
     def build(self, request: TurnRequest) -> Invocation:
         # the persona rides where a real CLI's model would
         persona = request.model or "participant"
-        # the script by its path, isolated (-I) and without site-packages (-S): it needs only the
-        # standard library, and each turn starts an interpreter, so its start-up is kept short
-        argv = (request.bin, "-I", "-S", script.__file__, persona, *request.extra_args)
+        # isolated (-I) and without site-packages (-S): it needs only the standard library, and
+        # each turn starts an interpreter, so its start-up is kept short
+        argv = (request.bin, "-I", "-S", "-c", START, script.__file__, persona,
+                *request.extra_args)
         return c.invocation(request, argv)
 
     def parse(self, capture: Capture) -> TurnResult:
