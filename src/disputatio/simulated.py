@@ -138,9 +138,7 @@ def _ruling(prompt: str, question: str, env: dict[str, str]) -> str:
                              "reasons": f"Simulated juror's reasons on {p['id']}."}
                             for p in points]
     else:
-        head = "### Proposal — "
-        labels = [line[len(head):] for line in prompt.split("\n")
-                  if line.startswith(head) and len(line) > len(head)] or ["Participant A"]
+        labels = _headed(prompt, "### Proposal — ") or ["Participant A"]
         data["findings"] = [
             {"id": "F1", "point": "A change of this size needs a measurement before it is made.",
              "raised_by": labels, "ruling": ruling or "upheld", "severity": severity or "major",
@@ -177,6 +175,12 @@ def _section(prompt: str, heading: str) -> str:
     body = prompt[begin:end + 1 if end >= 0 else len(prompt)].strip()
     return "\n".join(line[2:] if line.startswith("> ") else line[1:] if line.startswith(">")
                      else line for line in body.split("\n"))
+
+
+def _headed(text: str, head: str) -> list[str]:
+    """What follows ``head`` on every line that starts with it and goes on."""
+    return [line[len(head):] for line in text.split("\n")
+            if line.startswith(head) and len(line) > len(head)]
 
 
 def _word(text: str, marker: str, *, number: bool = False, last: bool = False) -> str:
