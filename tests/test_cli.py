@@ -309,6 +309,11 @@ def test_resume_retries_the_judge_after_a_transient_failure(home):
     starts = [e.data["turn_id"] for e in ledger.load(folder / "events.jsonl")
               if e.type == "turn_started"]
     assert starts.count("respondeo-1") == 2 and starts.count("proposal/a") == 1
+    # the record shows the ruling that came, and says what became of the attempt before it
+    md = (folder / "debate.md").read_text()
+    ruling = md.split("## Respondeo", 1)[1]
+    assert "_An earlier attempt: failed (api_error): simulated transient failure._" in ruling
+    assert md.count("earlier attempt") == 1
 
 
 def test_resume_of_a_finished_debate_changes_nothing(home, finished):

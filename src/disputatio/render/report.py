@@ -146,6 +146,8 @@ def debate_md(debate: _Debate, views, status: str, reason: str, events, look: Lo
         if v.session_id:
             meta.append(f"session {_session(v.session_id)}")
         lines += [f"## {title} — {one_line(v.participant, 100)}", "", f"_{' · '.join(meta)}_", ""]
+        if earlier := summary.earlier_attempts(view):
+            lines += [f"_{earlier}._", ""]
         if view.ok:
             lines += [quote(v.text.strip()), ""]
         elif view.ok is False:

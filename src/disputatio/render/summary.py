@@ -16,6 +16,7 @@ from disputatio.events import (
     TurnStarted,
     typed,
 )
+from disputatio.text import one_line
 
 
 @dataclass(frozen=True)
@@ -24,8 +25,8 @@ class TurnView:
     the protocols read), and the attempts before it."""
 
     turn: TurnEnded
-    # earlier attempts of this turn (a failed turn run again by --resume): not shown, but what
-    # they spent belongs to the debate's totals
+    # earlier attempts of this turn (a failed turn run again by resume): said in one line
+    # (``earlier_attempts``), and what they spent belongs to the debate's totals
     earlier: tuple[TurnEnded, ...] = ()
 
     @property
@@ -59,6 +60,17 @@ def turns(events) -> list[TurnView]:
             before = views.get(e.turn_id)
             views[e.turn_id] = TurnView(e, before.earlier if before else ())
     return list(views.values())
+
+
+def earlier_attempts(view: TurnView) -> str | None:
+    """What became of a re-run turn's earlier attempts, in one line (None: it ran once): the
+    record shows the latest attempt, and a failure that resume made good is not forgotten."""
+    if not view.earlier:
+        return None
+    said = [f"failed ({e.failure}): {one_line(e.message or '', 200)}" if e.finished and not e.ok
+            else "answered" if e.finished else "did not finish" for e in view.earlier]
+    n = len(said)
+    return f"{'An earlier attempt' if n == 1 else f'{n} earlier attempts'}: {'; '.join(said)}"
 
 
 def _unfinished(started: TurnStarted) -> TurnEnded:
