@@ -25,10 +25,7 @@ def test_a_committee_ruling_puts_its_findings_in_debate_json(home, tmp_path):
 
 
 def test_a_committee_without_a_judge_has_no_findings(home, tmp_path):
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text("participants:\n"
-                   "  - {adapter: simulated, name: ada, model: ada}\n"
-                   "  - {adapter: simulated, name: bob, model: bob}\n")
+    cfg = write_config(tmp_path / "c.yaml", [sim("ada"), sim("bob")], judge=False)
     ran = invoke("run", "--protocol", "committee", "--config", str(cfg), "-q", "Tabs?",
                  cwd=home)
     assert ran.returncode == 0, ran.stderr

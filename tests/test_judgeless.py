@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import json
 
-import yaml
-
-from support import invoke, sim
+from support import invoke, sim, write_config
 
 
 def _lineup(home):
-    path = home / "alone.yaml"
-    path.write_text(yaml.safe_dump({"rounds": 1, "participants": [sim("a"), sim("b")]}))
-    return path
+    return write_config(home / "alone.yaml", [sim("a"), sim("b")], judge=False, rounds=1)
 
 
 def test_a_debate_without_a_judge_ends_after_the_reactions(home):

@@ -14,10 +14,7 @@ def facts(md: str) -> dict[str, str]:
 
 
 def test_a_committee_says_the_rounds_it_held(home, tmp_path):
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text("participants:\n"
-                   "  - {adapter: simulated, name: ada, model: ada}\n"
-                   "  - {adapter: simulated, name: bob, model: bob}\n")
+    cfg = write_config(tmp_path / "c.yaml", [sim("ada"), sim("bob")], judge=False)
     ran = invoke("run", "--protocol", "committee", "--config", str(cfg), "-q", "Tabs?",
                  cwd=home)
     assert ran.returncode == 0, ran.stderr

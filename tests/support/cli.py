@@ -73,13 +73,15 @@ def invoke(*args: str, cwd: Path | None = None, env: dict | None = None,
     return Ran(code, out.getvalue(), err.getvalue())
 
 
-def write_config(path: Path, participants: list[dict], judge: dict | None = None,
+def write_config(path: Path, participants: list[dict], judge: dict | bool | None = None,
                  **top) -> Path:
-    """A lineup YAML file (dumped with pyyaml, so tests state data, not syntax)."""
+    """A lineup YAML file (dumped with pyyaml, so tests state data, not syntax). ``judge``:
+    None a simulated one, False none at all (the lineup debates, or meets, alone)."""
     import yaml
 
-    data = {**top, "participants": participants,
-            "judge": judge or {"adapter": "simulated", "name": "judge", "model": "judge"}}
+    data = {**top, "participants": participants}
+    if judge is not False:
+        data["judge"] = judge or {"adapter": "simulated", "name": "judge", "model": "judge"}
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
 
