@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from disputatio import ledger, views
+from disputatio import debates, ledger, views
 from support import invoke
 from support.hostile_answers import debate_with
 from support.ledgers import INTERRUPTED, RESOLVED, place
@@ -54,13 +54,13 @@ def test_json_says_the_same_as_the_ledger(home):
 def test_the_fast_path_reads_only_the_first_and_last_lines_of_a_current_ledger(
         home, monkeypatch):
     path = place(home, RESOLVED, "20261101T100000Z")
-    slow = views.entry(path)
+    slow = debates.entry(path)
 
     def refuse(*a, **k):
         raise AssertionError("read the whole ledger")
 
     monkeypatch.setattr(views.ledger, "load", refuse)
-    fast = views.entry(path)
+    fast = debates.entry(path)
     assert fast == slow and fast.turns == 10 and fast.status == "resolved"
 
 
@@ -68,11 +68,11 @@ def test_a_ledger_ahead_of_its_artifacts_is_read_whole(home):
     path = place(home, RESOLVED, "20261101T100000Z")
     led = ledger.Ledger(path / "events.jsonl")
     led.append("resumed", {"version": "9", "retry": []})   # debate.json now lags behind
-    e = views.entry(path)
+    e = debates.entry(path)
     assert e.status == "unfinished" and e.turns == 10
     (path / ledger.LOCK_FILE).write_text(json.dumps({"pid": __import__("os").getpid(),
                                                      "started": "x", "command": "run"}))
-    assert views.entry(path).status == "running"
+    assert debates.entry(path).status == "running"
 
 
 def test_without_all_only_the_newest_twenty(home):

@@ -14,9 +14,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from disputatio import ledger
-from disputatio.debates import (  # noqa: F401  (entry: what the viewer lists, re-exported)
+from disputatio.debates import (
     Entry,
-    entry,
     folders,
     fresh_record,
     listing,

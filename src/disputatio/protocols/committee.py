@@ -51,7 +51,7 @@ from disputatio.protocols.base import (
     human_notes,
     ruling_message,
 )
-from disputatio.protocols.committee_meeting import (  # noqa: F401  (is_pass: its rule of a pass)
+from disputatio.protocols.committee_meeting import (
     ALL_PASSED,
     CANCELLED,
     CLOSE,
@@ -64,7 +64,6 @@ from disputatio.protocols.committee_meeting import (  # noqa: F401  (is_pass: it
     describe,
     drop_line,
     ended,
-    is_pass,
     listed,
     meeting,
     quoted,

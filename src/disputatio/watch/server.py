@@ -24,6 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from disputatio import views
+from disputatio.debates import entry
 from disputatio.events import EventError
 from disputatio.render import summary
 from disputatio.watch import feed as feeds
@@ -74,7 +75,7 @@ def build(home: Path, port: int, human: bool = False) -> tuple[ASGIApp, feeds.Hu
         if feed is None:
             return _missing(debate_id)
         try:
-            found = asdict(views.entry(feed.path.parent))
+            found = asdict(entry(feed.path.parent))
             turns = [_turn(v) for v in summary.turns(feed.events)]
         except EventError as exc:
             return _json({"error": f"{debate_id}: {exc}"}, 422)
